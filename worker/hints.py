@@ -14,8 +14,8 @@ protobuf's own printer would leave out; nothing else differs from
 
 Bad input raises ValueError with a message naming the field and the cell:
 ``"givens: cell r3c7: ..."`` (the engine's parse message behind the field
-name) or ``"entries: cell r1c2 holds a given"`` (see `check_entries`, which
-the service also calls before queueing).
+name) or ``"entries: cell r1c2 holds a given (7); entries go on blank cells"``
+(`check_entries`; the service checks the same before queueing).
 
 The reply, checked in this order
 --------------------------------
@@ -96,7 +96,10 @@ def check_entries(given_cells: bytes, entry_cells: bytes) -> None:
     """Raise ValueError naming the first cell, in reading order, holding a given and an entry."""
     for cell, (g, e) in enumerate(zip(given_cells, entry_cells)):
         if g and e:
-            raise ValueError(f"entries: cell {cell_name(cell)} holds a given")
+            # Worded as service/validate.py words it, so a client sees one message either way.
+            raise ValueError(
+                f"entries: cell {cell_name(cell)} holds a given ({g}); entries go on blank cells"
+            )
 
 
 def candidates(cells: bytes) -> list[int]:
