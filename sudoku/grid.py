@@ -1,0 +1,91 @@
+"""The grid's vocabulary, shared by the worker, the service and the client.
+
+Glossary: a *cell* is 0..80 in reading order and is named ``r1c1``..``r9c9``
+in messages; a *value* is 1..9; a *unit* is a row, a column or a box (each
+numbered 1..9, boxes in reading order); *givens* are the puzzle's values,
+*entries* the player's, *candidates* the values a blank cell may still take.
+A *board* in transit is an 81-character string with '.' for a blank.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+UnitKind = Literal["row", "column", "box"]
+
+
+class Unit(NamedTuple):
+    kind: UnitKind
+    index: int  # 1..9
+    cells: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.index}"
+
+
+def row_of(cell: int) -> int:
+    return cell // 9
+
+
+def col_of(cell: int) -> int:
+    return cell % 9
+
+
+def box_of(cell: int) -> int:
+    return (cell // 27) * 3 + (cell % 9) // 3
+
+
+def cell_name(cell: int) -> str:
+    return f"r{cell // 9 + 1}c{cell % 9 + 1}"
+
+
+def _build_units() -> tuple[Unit, ...]:
+    units = []
+    for i in range(9):
+        units.append(Unit("row", i + 1, tuple(c for c in range(81) if row_of(c) == i)))
+    for i in range(9):
+        units.append(Unit("column", i + 1, tuple(c for c in range(81) if col_of(c) == i)))
+    for i in range(9):
+        units.append(Unit("box", i + 1, tuple(c for c in range(81) if box_of(c) == i)))
+    return tuple(units)
+
+
+UNITS: tuple[Unit, ...] = _build_units()
+ROWS, COLUMNS, BOXES = UNITS[0:9], UNITS[9:18], UNITS[18:27]
+
+# The three units of each cell: (row, column, box).
+UNITS_OF: tuple[tuple[Unit, Unit, Unit], ...] = tuple(
+    (ROWS[row_of(c)], COLUMNS[col_of(c)], BOXES[box_of(c)]) for c in range(81)
+)
+
+# The 20 other cells that share a unit with each cell.
+PEERS: tuple[frozenset[int], ...] = tuple(
+    frozenset(x for u in UNITS_OF[c] for x in u.cells) - {c} for c in range(81)
+)
+
+EMPTY = "." * 81
+
+
+def to_string(cells: bytes | list[int]) -> str:
+    """81 values (0 = blank) as a board string with '.' for blanks."""
+    return "".join(str(v) if v else "." for v in cells)
+
+
+def to_values(board: str) -> list[int]:
+    """A normalised board string (81 chars of '1'-'9' and '.') as 81 ints."""
+    return [0 if ch == "." else int(ch) for ch in board]
+
+
+def nine_lines(board: str) -> str:
+    """The board as nine lines of nine characters, newline-terminated."""
+    return "".join(board[r * 9 : r * 9 + 9] + "\n" for r in range(9))
+
+
+def is_solution_of(solution: str, puzzle: str) -> bool:
+    """True when `solution` is a complete valid grid that keeps every value of `puzzle`."""
+    if len(solution) != 81 or len(puzzle) != 81:
+        return False
+    if any(p != "." and p != s for p, s in zip(puzzle, solution)):
+        return False
+    digits = set("123456789")
+    return all({solution[c] for c in u.cells} == digits for u in UNITS)
