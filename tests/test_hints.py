@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from google.protobuf.json_format import MessageToDict, ParseDict
 
-from sudoku.grid import EMPTY, PEERS, cell_name, to_string, to_values
+from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, to_string, to_values
 from sudoku.v1.sudoku_pb2 import HintReply
 from worker import engine
 from worker.hints import FROM_SOLUTION_REASON, candidates, check_entries, hint
@@ -351,6 +351,37 @@ def test_following_the_hints_solves_the_puzzle(name):
             assert move["value"] == int(solution[move["cell"]])
             entries = place(entries, move["cell"], move["value"])
         assert reply["kind"] == "SOLVED"
+
+
+def places(puzzle: str, unit_cells: tuple[int, ...], value: int) -> list[int]:
+    """The blank cells of a unit where `value` breaks no rule, found from the peers."""
+    return [
+        c for c in unit_cells
+        if puzzle[c] == "." and all(puzzle[p] != str(value) for p in PEERS[c])
+    ]
+
+
+@pytest.mark.parametrize("name", ["17_clue.txt", "magictour_top1465.txt", "qqwing_expert.txt"])
+def test_hidden_singles_are_taken_box_row_column_then_lowest_value(name):
+    seen = set()
+    for puzzle in puzzles(name):
+        reply = hint(puzzle)
+        if reply["move"]["technique"] != "HIDDEN_SINGLE":
+            continue
+        # The first unit, in that order, with a value that fits one blank only,
+        # and its lowest such value.
+        unit, value = next(
+            (u, v) for u in BOXES + ROWS + COLUMNS for v in range(1, 10)
+            if len(places(puzzle, u.cells, v)) == 1
+        )
+        assert reply["move"] == {
+            "cell": places(puzzle, unit.cells, value)[0],
+            "value": value,
+            "technique": "HIDDEN_SINGLE",
+            "unit": {"kind": unit.kind.upper(), "index": unit.index},
+        }
+        seen.add(unit.kind)
+    assert "box" in seen
 
 
 def test_hard_puzzles_from_the_forum_have_no_single():
