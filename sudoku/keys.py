@@ -1,0 +1,73 @@
+"""Every Redis key and queue name the service and the workers share.
+
+Nothing else builds a key by hand: a reader finds here what lives in Redis,
+who writes it and how long it lives.
+"""
+
+from __future__ import annotations
+
+PREFIX = "sudoku"
+
+# RQ queues. Watched and unwatched solves share one queue; counting batches
+# get their own so that a generator streaming a million puzzles cannot
+# starve a phone waiting for its first frame (workers listen to both,
+# interactive first).
+QUEUE_INTERACTIVE = f"{PREFIX}-interactive"
+QUEUE_BATCH = f"{PREFIX}-batch"
+QUEUES = (QUEUE_INTERACTIVE, QUEUE_BATCH)
+
+
+def frames(job_id: str) -> str:
+    """Stream of a solve's frames. Entry ids are 0-<seq>, so a reader's
+    position is just the last seq it saw. Written by the service (frame 1)
+    and the worker (the rest); capped with MAXLEN; expires after the job."""
+    return f"{PREFIX}:frames:{job_id}"
+
+
+def frame_id(seq: int) -> str:
+    """The stream entry id of frame `seq`."""
+    return f"0-{seq}"
+
+
+def seq_of(entry_id: bytes | str) -> int:
+    """The frame seq of a stream entry id."""
+    if isinstance(entry_id, bytes):
+        entry_id = entry_id.decode()
+    return int(entry_id.partition("-")[2])
+
+
+def cancel(job_id: str) -> str:
+    """Set by Cancel; the worker checks it between slices."""
+    return f"{PREFIX}:cancel:{job_id}"
+
+
+def plan(job_id: str) -> str:
+    """Hash of facts a retried job must reuse to replay the same frames:
+    the search's length (paced views) and when the first attempt started."""
+    return f"{PREFIX}:plan:{job_id}"
+
+
+def request(request_id: str) -> str:
+    """Maps a client's request_id to its job (idempotent retries)."""
+    return f"{PREFIX}:request:{request_id}"
+
+
+def cache(digest: str) -> str:
+    """A cached count or hint reply, keyed by the normalised request."""
+    return f"{PREFIX}:cache:{digest}"
+
+
+def result(job_id: str) -> str:
+    """RQ's own result stream for a job (rq.results.Result.get_key)."""
+    from rq.results import Result
+
+    return Result.get_key(job_id)
+
+
+MAINTENANCE_LOCK = f"{PREFIX}:maintenance-lock"
+
+
+def hub_wake(token: str) -> str:
+    """A service process's private stream, written to wake its own blocked
+    XREAD when a reader starts waiting on a stream it does not cover yet."""
+    return f"{PREFIX}:hub:{token}"

@@ -1,0 +1,61 @@
+"""What the service asks a worker to do: the arguments of each RQ job.
+
+Plain dataclasses that travel as JSON (RQ's JSONSerializer), so a job is
+readable in Redis and no pickle crosses the wire. The service fills every
+field (defaults and ceilings applied); the worker trusts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+class Spec:
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class SolveSpec(Spec):
+    job_id: str
+    givens: str  # 81 chars, '.' blank
+    entries: str  # 81 chars, '.' blank; fixed like givens
+    strategy: str  # "mrv" | "naive"
+    tie_break: str  # "rotate" | "first" | "random"
+    seed: int
+    max_steps: int
+    time_limit_ms: int
+    view: str  # "final" | "search"
+    duration_ms: int = 0
+    fps: int = 30
+    steps_per_frame: int = 0
+    keyframe_every: int = 30
+    stream_maxlen: int = 20_000
+    stream_ttl_s: int = 600
+
+    @property
+    def board(self) -> str:
+        """Givens and entries on one board: the search fixes both."""
+        return "".join(e if e != "." else g for g, e in zip(self.givens, self.entries))
+
+
+@dataclass
+class CountSpec(Spec):
+    board: str
+    limit: int
+    max_steps: int
+    time_limit_ms: int
+    include_solution: bool = False
+
+
+@dataclass
+class HintSpec(Spec):
+    givens: str
+    entries: str
+    include_candidates: bool = False

@@ -1,0 +1,105 @@
+"""Appending a job's frames to its Redis stream.
+
+Entry ids are ``0-<seq>``, so the stream itself says which frames exist and
+a reader resumes from the last seq it saw. A retried job regenerates the
+same frames and writes only those past the stream's last entry: the client
+sees neither a gap nor a repeat.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from redis import Redis
+from redis.exceptions import ResponseError
+
+from sudoku import keys
+from sudoku.v1 import sudoku_pb2 as pb
+
+# Frames are written in pipelined batches: one round trip per batch also
+# reads the cancel flag, so cancellation costs nothing extra.
+FLUSH_FRAMES = 64
+FLUSH_SECONDS = 0.02
+
+
+def _already_written(error: ResponseError) -> bool:
+    # Another attempt of the same job (one presumed dead that was only slow)
+    # wrote this seq first. Frames are deterministic, so its copy is ours.
+    return "equal or smaller" in str(error)
+
+
+def last_seq(redis: Redis, job_id: str) -> int:
+    """The seq of the newest entry of the job's stream, 0 if none."""
+    newest = redis.xrevrange(keys.frames(job_id), count=1)
+    return keys.seq_of(newest[0][0]) if newest else 0
+
+
+class FrameSink:
+    """Buffers frames and appends them in batches, skipping seqs that exist."""
+
+    def __init__(self, redis: Redis, job_id: str, maxlen: int, ttl_seconds: int, first_seq: int):
+        self.redis = redis
+        self.job_id = job_id
+        self.key = keys.frames(job_id)
+        self.maxlen = maxlen
+        self.ttl_seconds = ttl_seconds
+        self.written = last_seq(redis, job_id)
+        self.next_seq = first_seq
+        self.pending: list[tuple[int, bytes]] = []
+        self.flushed_at = time.monotonic()
+        self.cancelled = False
+
+    def add(self, frame: pb.Frame) -> None:
+        """Numbers `frame` and queues it; flushes when the batch is due."""
+        frame.seq = self.next_seq
+        self.next_seq += 1
+        if frame.seq > self.written:
+            self.pending.append((frame.seq, frame.SerializeToString()))
+        if len(self.pending) >= FLUSH_FRAMES or time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
+            self.flush()
+
+    def skip(self) -> None:
+        """Passes over a seq that a previous attempt already wrote."""
+        self.next_seq += 1
+
+    def peek_seq(self) -> int:
+        """The seq the next frame will get."""
+        return self.next_seq
+
+    def flush(self) -> bool:
+        """Writes pending frames and reads the cancel flag; returns it."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for seq, data in self.pending:
+                pipe.xadd(self.key, {"f": data}, id=keys.frame_id(seq), maxlen=self.maxlen, approximate=False)
+            pipe.exists(keys.cancel(self.job_id))
+            replies = pipe.execute(raise_on_error=False)
+        for reply in replies:
+            if isinstance(reply, ResponseError) and not _already_written(reply):
+                raise reply
+        if self.pending:
+            self.written = self.pending[-1][0]
+        self.pending.clear()
+        self.flushed_at = time.monotonic()
+        self.cancelled = bool(replies[-1])
+        return self.cancelled
+
+    def close(self) -> None:
+        """Flushes and lets the stream expire `ttl_seconds` from now."""
+        self.flush()
+        self.redis.expire(self.key, self.ttl_seconds)
+
+
+def write_error(redis: Redis, job_id: str, code: str, message: str, ttl_seconds: int) -> None:
+    """Ends a job's stream with an error entry instead of a last frame.
+
+    Used when the job failed on every attempt; the service turns the entry
+    into a gRPC status for everyone watching.
+    """
+    key = keys.frames(job_id)
+    seq = last_seq(redis, job_id) + 1
+    payload = json.dumps({"code": code, "message": message})
+    with redis.pipeline(transaction=False) as pipe:
+        pipe.xadd(key, {"e": payload}, id=keys.frame_id(seq))
+        pipe.expire(key, ttl_seconds)
+        pipe.execute()
