@@ -1,0 +1,1 @@
+"""The Python client library and the `sudoku` command line."""

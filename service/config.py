@@ -1,0 +1,84 @@
+"""The service's settings: environment variables, overridable by flags.
+
+Every setting has a default that works with no configuration. README's
+"Configuration" table lists them; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field, fields
+
+
+def _cpu_count() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclass
+class Settings:
+    # Where the gRPC server listens.
+    listen: str = field(default="127.0.0.1:50051", metadata={"env": "SUDOKU_LISTEN"})
+    # Redis to use; empty means: start an embedded redis-server.
+    redis_url: str = field(default="", metadata={"env": "REDIS_URL"})
+    # Worker processes sudoku-server starts (0: none, e.g. workers run elsewhere).
+    workers: int = field(default_factory=_cpu_count, metadata={"env": "SUDOKU_WORKERS"})
+    # Ceilings: requests asking for more (or for 0, "the most you allow") get these.
+    max_steps: int = field(default=100_000_000, metadata={"env": "SUDOKU_MAX_STEPS"})
+    max_time_ms: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_TIME_MS"})
+    max_duration_ms: int = field(default=600_000, metadata={"env": "SUDOKU_MAX_DURATION_MS"})
+    max_fps: int = field(default=60, metadata={"env": "SUDOKU_MAX_FPS"})
+    max_frames: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_FRAMES"})
+    # Defaults for a watched solve that does not say.
+    default_duration_ms: int = field(default=10_000, metadata={"env": "SUDOKU_DEFAULT_DURATION_MS"})
+    default_fps: int = field(default=30, metadata={"env": "SUDOKU_DEFAULT_FPS"})
+    keyframe_every: int = field(default=30, metadata={"env": "SUDOKU_KEYFRAME_EVERY"})
+    # A job's frames stay this long after it ends (Watch works until then).
+    stream_ttl_s: int = field(default=600, metadata={"env": "SUDOKU_STREAM_TTL_S"})
+    # Frames kept per stream; 0 means max_frames + 2, so a whole search fits.
+    stream_maxlen: int = field(default=0, metadata={"env": "SUDOKU_STREAM_MAXLEN"})
+    # Jobs waiting in the queue beyond which new calls get RESOURCE_EXHAUSTED.
+    queue_bound: int = field(default=10_000, metadata={"env": "SUDOKU_QUEUE_BOUND"})
+    # RPCs served at once; more get RESOURCE_EXHAUSTED at once, not a timeout.
+    max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS"})
+    # Attempts of a job whose worker died before it is reported failed.
+    job_retries: int = field(default=3, metadata={"env": "SUDOKU_JOB_RETRIES"})
+    # RQ result retention for unary jobs (seconds).
+    result_ttl_s: int = field(default=300, metadata={"env": "SUDOKU_RESULT_TTL_S"})
+    log_level: str = field(default="WARNING", metadata={"env": "SUDOKU_LOG_LEVEL"})
+
+    def __post_init__(self) -> None:
+        if self.stream_maxlen <= 0:
+            self.stream_maxlen = self.max_frames + 2
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> Settings:
+        environ = os.environ if environ is None else environ
+        values = {}
+        for f in fields(cls):
+            raw = environ.get(f.metadata["env"])
+            if raw is not None and raw != "":
+                values[f.name] = _convert(f, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """One --flag per setting (default: the environment, then the built-in)."""
+        for f in fields(cls):
+            flag = "--" + f.name.replace("_", "-")
+            kind = int if f.type in ("int", int) else str
+            parser.add_argument(flag, type=kind, default=None, help=f"(env {f.metadata['env']})")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Settings:
+        return cls.from_env(**{f.name: getattr(args, f.name) for f in fields(cls)})
+
+
+def _convert(f, raw: str):
+    if f.type in ("int", int):
+        try:
+            return int(raw)
+        except ValueError:
+            raise SystemExit(f"{f.metadata['env']}={raw!r}: expected an integer") from None
+    return raw

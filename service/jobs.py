@@ -1,0 +1,176 @@
+"""Queueing jobs on RQ and waiting for their results.
+
+RQ is synchronous, so its calls run in a thread; each enqueue is a single
+pipelined round trip (for a solve, together with the stream's first
+frame). Results are awaited by blocking on RQ's own result stream through
+the hub, never by polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import uuid
+from typing import Any
+
+from redis import Redis
+from rq import Callback, Queue, Retry
+from rq.results import Result
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+from service.hub import StreamHub
+from service.relay import JobFailed
+from service.validate import Invalid
+from sudoku import keys
+from sudoku.specs import Spec, SolveSpec
+from sudoku.v1 import sudoku_pb2 as pb
+
+TERMINAL_FAILURES = {Result.Type.FAILED, Result.Type.STOPPED, Result.Type.MAX_RETRIES_EXCEEDED}
+
+
+class QueueFull(Exception):
+    """More jobs are waiting than the configured bound."""
+
+
+def new_job_id() -> str:
+    return uuid.uuid4().hex
+
+
+def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool) -> pb.Frame:
+    """Frame 1: what the job will do, and the board it starts from."""
+    info = pb.JobInfo(
+        givens=spec.givens,
+        entries=spec.entries,
+        strategy=pb.STRATEGY_NAIVE if spec.strategy == "naive" else pb.STRATEGY_MRV,
+        tie_break={"rotate": pb.TIE_BREAK_ROTATE, "first": pb.TIE_BREAK_FIRST, "random": pb.TIE_BREAK_RANDOM}[
+            spec.tie_break
+        ],
+        seed=spec.seed,
+        max_steps=spec.max_steps,
+        time_limit_ms=spec.time_limit_ms,
+        view=pb.VIEW_SEARCH if spec.view == "search" else pb.VIEW_FINAL,
+        adjustments=adjustments,
+    )
+    if spec.view == "search":
+        info.pacing.CopyFrom(
+            pb.Pacing(
+                duration_ms=spec.duration_ms,
+                fps=spec.fps,
+                steps_per_frame=spec.steps_per_frame,
+                unpaced=pacing_unpaced,
+            )
+        )
+    return pb.Frame(seq=1, job_id=spec.job_id, cursor=-1, board=spec.board, counters=pb.Counters(), job=info)
+
+
+def fingerprint(request: pb.SolveRequest) -> str:
+    """What a retry must repeat exactly to attach to the same job."""
+    copy = pb.SolveRequest()
+    copy.CopyFrom(request)
+    copy.request_id = ""
+    return hashlib.sha256(copy.SerializeToString(deterministic=True)).hexdigest()
+
+
+class Jobs:
+    def __init__(self, settings: Settings, redis: Redis, hub: StreamHub):
+        self.settings = settings
+        self.redis = redis  # synchronous, for RQ (used from threads)
+        self.hub = hub
+        self.queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
+
+    async def check_bound(self, queue_name: str) -> None:
+        waiting = await self.hub.waker.llen(self.queues[queue_name].key)
+        if waiting >= self.settings.queue_bound:
+            raise QueueFull(
+                f"{waiting} jobs are waiting, the bound is {self.settings.queue_bound}; retry in a moment"
+            )
+
+    async def claim_request_id(self, request: pb.SolveRequest, job_id: str) -> str | None:
+        """None when `request_id` is new (now ours), else the job it started."""
+        key = keys.request(request.request_id)
+        mine = json.dumps({"job_id": job_id, "fingerprint": fingerprint(request)})
+        ttl = self.settings.stream_ttl_s + self.settings.max_time_ms // 1000 + 3600
+        for _ in range(3):  # the key may expire between SET NX and GET
+            if await self.hub.waker.set(key, mine, nx=True, ex=ttl):
+                return None
+            theirs = await self.hub.waker.get(key)
+            if theirs is not None:
+                theirs = json.loads(theirs)
+                if theirs["fingerprint"] != fingerprint(request):
+                    raise Invalid("request_id: already used for a different request; use a new id")
+                return theirs["job_id"]
+        raise RuntimeError("request_id kept expiring")
+
+    async def release_request_id(self, request_id: str) -> None:
+        await self.hub.waker.delete(keys.request(request_id))
+
+    async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool) -> None:
+        await self.check_bound(keys.QUEUE_INTERACTIVE)
+        header = header_frame(spec, adjustments, unpaced)
+        await asyncio.to_thread(self._enqueue_solve, spec, header)
+
+    def _enqueue_solve(self, spec: SolveSpec, header: pb.Frame) -> None:
+        stream = keys.frames(spec.job_id)
+        # Frame 1 is written here, so the client has its job id at once; the
+        # stream lives until the worker ends it (or a day, if none ever does).
+        with self.redis.pipeline() as pipe:
+            # RQ calls MULTI on the pipeline itself, so it must come first.
+            self.queues[keys.QUEUE_INTERACTIVE].enqueue_call(
+                "worker.jobs.solve",
+                args=(spec.to_dict(),),
+                job_id=spec.job_id,
+                timeout=2 * spec.time_limit_ms // 1000 + 60,
+                result_ttl=spec.stream_ttl_s,
+                failure_ttl=spec.stream_ttl_s,
+                retry=Retry(max=self.settings.job_retries),
+                on_failure=Callback("worker.jobs.on_solve_failure"),
+                pipeline=pipe,
+            )
+            pipe.xadd(stream, {"f": header.SerializeToString()}, id=keys.frame_id(1))
+            pipe.expire(stream, 86_400)
+            pipe.execute()
+
+    async def cancel(self, job_id: str) -> bool:
+        """Raises the job's cancel flag; False when the job already ended."""
+        last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
+        if not last:
+            raise LookupError(job_id)
+        fields = last[0][1]
+        if b"e" in fields or pb.Frame.FromString(fields[b"f"]).outcome:
+            return False
+        await self.hub.waker.set(keys.cancel(job_id), 1, ex=self.settings.stream_ttl_s + 3600)
+        return True
+
+    async def run(self, func: str, spec: Spec | list[dict[str, Any]], queue_name: str, time_limit_ms: int) -> Any:
+        """Queues a unary job and returns its result (or raises JobFailed)."""
+        await self.check_bound(queue_name)
+        job_id = new_job_id()
+        args = spec if isinstance(spec, list) else spec.to_dict()
+        await asyncio.to_thread(self._enqueue, func, args, job_id, queue_name, time_limit_ms)
+        return await self.result(job_id)
+
+    def _enqueue(self, func: str, args: Any, job_id: str, queue_name: str, time_limit_ms: int) -> None:
+        self.queues[queue_name].enqueue_call(
+            func,
+            args=(args,),
+            job_id=job_id,
+            timeout=time_limit_ms // 1000 + 60,
+            result_ttl=self.settings.result_ttl_s,
+            failure_ttl=self.settings.result_ttl_s,
+            retry=Retry(max=self.settings.job_retries),
+        )
+
+    async def result(self, job_id: str) -> Any:
+        key = keys.result(job_id)
+        async for batch in self.hub.follow(key, "0-0"):
+            for result_id, payload in batch:
+                result = Result.restore(job_id, result_id, payload, connection=None, serializer=JSONSerializer)
+                if result.type == Result.Type.SUCCESSFUL:
+                    return result.return_value
+                if result.type in TERMINAL_FAILURES:
+                    last_line = (result.exc_string or "failed").strip().splitlines()[-1]
+                    raise JobFailed("ABORTED", f"the job failed on every worker that tried it: {last_line}")
+        raise AssertionError("unreachable: follow() never ends")
+

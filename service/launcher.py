@@ -1,0 +1,84 @@
+"""`sudoku-server`: the whole service in one command.
+
+With no REDIS_URL it starts an embedded redis-server (service.embedded_redis);
+with REDIS_URL it uses that one. Then it starts the worker processes and the
+gRPC server, prints where it listens, and on Ctrl-C or SIGTERM stops
+everything it started, in order: the gRPC server (health goes NOT_SERVING,
+open streams end), the workers (each finishes its current job), Redis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from service.config import Settings
+from service.embedded_redis import EmbeddedRedis
+from service.server import start
+from worker.supervisor import Supervisor
+
+EXAMPLES = """examples:
+  sudoku-server                         embedded Redis, one worker per CPU, 127.0.0.1:50051
+  sudoku-server --workers 4 --listen 0.0.0.0:50051
+  REDIS_URL=redis://redis:6379/0 sudoku-server --workers 0   service only; workers elsewhere
+"""
+
+
+async def serve(settings: Settings) -> None:
+    embedded = None
+    if not settings.redis_url:
+        embedded = EmbeddedRedis().start()
+        settings.redis_url = embedded.url
+    supervisor = Supervisor(settings.workers, settings.redis_url, settings.log_level)
+    app = None
+    try:
+        supervisor.start()
+        app = await start(settings)
+        where = "embedded redis-server at " + embedded.socket if embedded else "REDIS_URL"
+        host = settings.listen.rsplit(":", 1)[0]
+        print(
+            f"sudoku-server listening on {host}:{app.port} ({settings.workers} workers, {where}); Ctrl-C stops it",
+            flush=True,
+        )
+        await _until_signalled(supervisor)
+    finally:
+        if app is not None:
+            await app.stop()
+        supervisor.stop()
+        if embedded is not None:
+            embedded.stop()
+
+
+async def _until_signalled(supervisor: Supervisor) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), 0.5)
+        except TimeoutError:
+            supervisor.check()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="sudoku-server",
+        description="Run the Sudoku service: gRPC API, RQ workers and (unless REDIS_URL is set) an embedded Redis.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    Settings.add_arguments(parser)
+    settings = Settings.from_args(parser.parse_args(argv))
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-server %(levelname)s %(message)s")
+    try:
+        asyncio.run(serve(settings))
+    except OSError as exc:
+        sys.exit(f"sudoku-server: {exc}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Relaying a job's frames from its Redis stream to one client, paced.
+
+Pacing happens here, with asyncio timers, and never in the worker: the
+worker writes every frame as fast as it can and is free for the next job,
+while each client receives frames at its own rate. A slow client only
+delays itself; if it falls so far behind that the frames it needs were
+trimmed from the stream, it skips to the next keyframe and carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from service.hub import StreamHub
+from sudoku import keys
+from sudoku.v1 import sudoku_pb2 as pb
+
+
+class JobFailed(Exception):
+    """The job's stream ended with an error entry instead of a last frame."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Trimmed(Exception):
+    """The frames after the requested seq are gone; `oldest` is available."""
+
+    def __init__(self, oldest: int):
+        super().__init__(oldest)
+        self.oldest = oldest
+
+
+async def oldest_seq(hub: StreamHub, job_id: str) -> int | None:
+    """The first seq still in the job's stream, None when there is no stream."""
+    first = await hub.waker.xrange(keys.frames(job_id), count=1)
+    return keys.seq_of(first[0][0]) if first else None
+
+
+async def first_frame(hub: StreamHub, job_id: str) -> pb.Frame | None:
+    """Frame 1 (job info), None when trimmed or expired."""
+    entries = await hub.waker.xrange(keys.frames(job_id), min=keys.frame_id(1), max=keys.frame_id(1))
+    return pb.Frame.FromString(entries[0][1][b"f"]) if entries else None
+
+
+def decode(fields: dict[bytes, bytes]) -> pb.Frame:
+    if b"e" in fields:
+        error = json.loads(fields[b"e"])
+        raise JobFailed(error["code"], error["message"])
+    return pb.Frame.FromString(fields[b"f"])
+
+
+async def frames(hub: StreamHub, job_id: str, after_seq: int, fps: float = 0.0) -> AsyncIterator[pb.Frame]:
+    """The job's frames after `after_seq`, up to and including the last.
+
+    With `fps`, frames after the first are spaced at least 1/fps apart.
+    """
+    interval = 1.0 / fps if fps > 0 else 0.0
+    loop = asyncio.get_running_loop()
+    next_due = 0.0
+    after = after_seq
+    resync = False
+    async for batch in hub.follow(keys.frames(job_id), keys.frame_id(after)):
+        for entry_id, fields in batch:
+            seq = keys.seq_of(entry_id)
+            frame = decode(fields)
+            if seq != after + 1:
+                resync = True  # trimmed under a slow reader: wait for a keyframe
+            if resync and not frame.board:
+                continue
+            resync = False
+            if interval and seq > 1:
+                now = loop.time()
+                if next_due > now:
+                    await asyncio.sleep(next_due - now)
+                next_due = max(now, next_due) + interval
+            yield frame
+            after = seq
+            if frame.outcome:
+                return

@@ -1,0 +1,222 @@
+"""The gRPC service: validate, queue, relay. No solving happens here.
+
+Every RPC validates its request completely before anything is queued, then
+hands the work to RQ workers and relays what comes back. Failures map to
+status codes a client can act on (see the proto's header comment).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+from dataclasses import dataclass
+
+import grpc
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from redis import Redis
+from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
+
+from service import relay, validate
+from service.config import Settings
+from service.hub import StreamHub
+from service.jobs import Jobs, QueueFull, new_job_id
+from service.relay import JobFailed, Trimmed
+from service.validate import Invalid
+from sudoku import keys
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+
+log = logging.getLogger("sudoku.service")
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
+
+
+def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
+    if isinstance(exc, Invalid):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+    if isinstance(exc, QueueFull):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
+    if isinstance(exc, LookupError):
+        return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
+    if isinstance(exc, Trimmed):
+        return grpc.StatusCode.OUT_OF_RANGE, (
+            f"after_seq: frames up to {exc.oldest - 1} were trimmed; the oldest available seq is {exc.oldest}"
+        )
+    if isinstance(exc, JobFailed):
+        return getattr(grpc.StatusCode, exc.code, grpc.StatusCode.ABORTED), exc.message
+    if isinstance(exc, (RedisError, OSError)):
+        return grpc.StatusCode.UNAVAILABLE, f"the job store is unavailable ({type(exc).__name__}: {exc}); retry"
+    return None
+
+
+def statuses(method):
+    """Maps our exceptions to gRPC statuses, for unary and streaming methods."""
+
+    async def abort(exc: Exception, context) -> None:
+        status = _status_of(exc)
+        if status is None:
+            log.exception("unexpected error in %s", method.__name__)
+            status = (grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+        await context.abort(*status)
+
+    if inspect.isasyncgenfunction(method):
+
+        @functools.wraps(method)
+        async def stream(self, request, context):
+            try:
+                async for item in method(self, request, context):
+                    yield item
+            except Exception as exc:  # noqa: BLE001 - every error becomes a status
+                if isinstance(exc, grpc.aio.AbortError):
+                    raise
+                await abort(exc, context)
+
+        return stream
+
+    @functools.wraps(method)
+    async def unary(self, request, context):
+        try:
+            return await method(self, request, context)
+        except Exception as exc:  # noqa: BLE001
+            if isinstance(exc, grpc.aio.AbortError):
+                raise
+            await abort(exc, context)
+
+    return unary
+
+
+def count_reply(result: dict, index: int = 0) -> pb.CountReply:
+    return pb.CountReply(
+        index=index,
+        count=result["count"],
+        complete=result["complete"],
+        verdict=pb.CountReply.Verdict.Value(result["verdict"]),
+        solution=result.get("solution") or "",
+        conflicts=result.get("conflicts", ()),
+    )
+
+
+class SudokuServicer(pb_grpc.SudokuServicer):
+    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub):
+        self.settings = settings
+        self.jobs = jobs
+        self.hub = hub
+
+    @statuses
+    async def Solve(self, request: pb.SolveRequest, context):
+        spec, adjustments = validate.solve_spec(request, self.settings, new_job_id())
+        job_id = spec.job_id
+        if request.request_id:
+            job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
+        if job_id == spec.job_id:
+            try:
+                await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
+            except BaseException:
+                if request.request_id:
+                    await asyncio.shield(self.jobs.release_request_id(request.request_id))
+                raise
+        fps = spec.fps if spec.view == "search" and not request.pacing.unpaced else 0
+        finished = False
+        try:
+            async for frame in relay.frames(self.hub, job_id, 0, fps):
+                yield frame
+            finished = True
+        finally:
+            if not finished and request.cancel_on_disconnect:
+                await asyncio.shield(self._cancel_quietly(job_id))
+
+    async def _cancel_quietly(self, job_id: str) -> None:
+        try:
+            await self.jobs.cancel(job_id)
+        except (LookupError, RedisError) as exc:
+            log.warning("cancel on disconnect of %s failed: %s", job_id, exc)
+
+    @statuses
+    async def Watch(self, request: pb.WatchRequest, context):
+        job_id = validate.job_id(request.job_id)
+        oldest = await relay.oldest_seq(self.hub, job_id)
+        if oldest is None:
+            raise LookupError(job_id)
+        if request.after_seq + 1 < oldest:
+            raise Trimmed(oldest)
+        last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
+        last_seq = keys.seq_of(last[0][0])
+        if request.after_seq > last_seq:
+            raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({last_seq})")
+        fps = 0.0
+        if not request.unpaced:
+            first = await relay.first_frame(self.hub, job_id)
+            if first is not None and first.job.view == pb.VIEW_SEARCH and not first.job.pacing.unpaced:
+                fps = first.job.pacing.fps
+        async for frame in relay.frames(self.hub, job_id, request.after_seq, fps):
+            yield frame
+
+    @statuses
+    async def Cancel(self, request: pb.CancelRequest, context):
+        job_id = validate.job_id(request.job_id)
+        return pb.CancelReply(cancelled=await self.jobs.cancel(job_id))
+
+    @statuses
+    async def Hint(self, request: pb.HintRequest, context):
+        spec = validate.hint_spec(request)
+        result = await self.jobs.run("worker.jobs.hint", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
+        return json_format.ParseDict(result, pb.HintReply())
+
+    @statuses
+    async def CountSolutions(self, request: pb.CountRequest, context):
+        spec = validate.count_spec(request, self.settings)
+        result = await self.jobs.run("worker.jobs.count", spec, keys.QUEUE_INTERACTIVE, spec.time_limit_ms)
+        return count_reply(result)
+
+
+@dataclass
+class App:
+    """A running service: the gRPC server and its Redis clients."""
+
+    settings: Settings
+    server: grpc.aio.Server
+    port: int
+    hub: StreamHub
+    health: health_aio.HealthServicer
+    redis: AsyncRedis
+    sync_redis: Redis
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        await self.hub.close()
+        await self.redis.aclose()
+        self.sync_redis.close()
+
+
+async def start(settings: Settings) -> App:
+    """Starts the service on settings.listen; returns once it is serving."""
+    url = settings.redis_url
+    redis = AsyncRedis.from_url(url, health_check_interval=10)
+    sync_redis = Redis.from_url(url, health_check_interval=10)
+    hub = StreamHub(url, waker=redis)
+    jobs = Jobs(settings, sync_redis, hub)
+    server = grpc.aio.server(
+        maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
+        options=[("grpc.so_reuseport", 0)],
+    )
+    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub), server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(settings.listen)
+    if port == 0:
+        raise OSError(f"cannot listen on {settings.listen}")
+    hub.start()
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return App(settings, server, port, hub, health, redis, sync_redis)

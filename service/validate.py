@@ -1,0 +1,169 @@
+"""Turning requests into job specs, or into INVALID_ARGUMENT naming the field.
+
+Nothing is queued until a request passed through here. Defaults and
+ceilings are applied here too, and every change made to what the client
+asked is written down (`adjustments`) so the first frame can report it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.config import Settings
+from sudoku import grid
+from sudoku.specs import CountSpec, HintSpec, SolveSpec
+from sudoku.v1 import sudoku_pb2 as pb
+from worker import engine
+from worker.hints import check_entries
+
+JOB_ID = re.compile(r"[0-9a-f]{32}")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+MAX_COUNT_LIMIT = 1_000_000
+
+STRATEGIES = {pb.STRATEGY_UNSPECIFIED: "mrv", pb.STRATEGY_MRV: "mrv", pb.STRATEGY_NAIVE: "naive"}
+TIE_BREAKS = {
+    pb.TIE_BREAK_UNSPECIFIED: "rotate",
+    pb.TIE_BREAK_ROTATE: "rotate",
+    pb.TIE_BREAK_FIRST: "first",
+    pb.TIE_BREAK_RANDOM: "random",
+}
+VIEWS = {pb.VIEW_UNSPECIFIED: "final", pb.VIEW_FINAL: "final", pb.VIEW_SEARCH: "search"}
+
+
+class Invalid(ValueError):
+    """A request is wrong; str() is the message for the client."""
+
+
+def board(text: str, field: str) -> str:
+    """The board normalised to 81 chars of '1'-'9' and '.'."""
+    try:
+        return grid.to_string(engine.parse_board(text))
+    except (ValueError, TypeError) as exc:
+        raise Invalid(f"{field}: {exc}") from None
+
+
+def entries(givens: str, text: str) -> str:
+    """The player's entries, none of them on a given's cell."""
+    if not text:
+        return grid.EMPTY
+    values = board(text, "entries")
+    try:
+        check_entries(bytes(grid.to_values(givens)), bytes(grid.to_values(values)))
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+    return values
+
+
+def enum(value: int, names: dict[int, str], field: str, enum_type) -> str:
+    if value not in names:
+        accepted = ", ".join(enum_type.Name(v) for v in names if v)
+        raise Invalid(f"{field}: unknown value {value}; use one of {accepted}")
+    return names[value]
+
+
+def capped(value: int, ceiling: int, field: str, adjustments: list[str]) -> int:
+    """0 means the ceiling; more than the ceiling is clamped to it."""
+    if value < 0:
+        raise Invalid(f"{field}: must not be negative, got {value}")
+    if value == 0:
+        return ceiling
+    if value > ceiling:
+        adjustments.append(f"{field} clamped from {value} to {ceiling}")
+        return ceiling
+    return value
+
+
+def job_id(text: str) -> str:
+    if not JOB_ID.fullmatch(text):
+        raise Invalid(f"job_id: {_short(text)} is not a job id (32 hex digits, as in the first frame of Solve)")
+    return text
+
+
+def request_id(text: str) -> str:
+    if text and not REQUEST_ID.fullmatch(text):
+        raise Invalid(f"request_id: {_short(text)} must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+    return text
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def solve_spec(request: pb.SolveRequest, settings: Settings, new_job_id: str) -> tuple[SolveSpec, list[str]]:
+    adjustments: list[str] = []
+    givens = board(request.board, "board")
+    spec = SolveSpec(
+        job_id=new_job_id,
+        givens=givens,
+        entries=entries(givens, request.entries),
+        strategy=enum(request.strategy, STRATEGIES, "strategy", pb.Strategy),
+        tie_break=enum(request.tie_break, TIE_BREAKS, "tie_break", pb.TieBreak),
+        seed=request.seed,
+        max_steps=capped(request.max_steps, settings.max_steps, "max_steps", adjustments),
+        time_limit_ms=capped(request.time_limit_ms, settings.max_time_ms, "time_limit_ms", adjustments),
+        view=enum(request.view, VIEWS, "view", pb.View),
+        keyframe_every=settings.keyframe_every,
+        stream_maxlen=settings.stream_maxlen,
+        stream_ttl_s=settings.stream_ttl_s,
+    )
+    request_id(request.request_id)
+    if spec.view == "search":
+        _pacing(request.pacing, spec, settings, adjustments)
+    return spec, adjustments
+
+
+def _pacing(pacing: pb.Pacing, spec: SolveSpec, settings: Settings, adjustments: list[str]) -> None:
+    """Frame sizing: duration x fps frames, or fixed steps per frame."""
+    if pacing.fps < 0:
+        raise Invalid(f"pacing.fps: must not be negative, got {pacing.fps}")
+    spec.fps = pacing.fps or settings.default_fps
+    if spec.fps > settings.max_fps:
+        adjustments.append(f"pacing.fps clamped from {spec.fps} to {settings.max_fps}")
+        spec.fps = settings.max_fps
+    if pacing.steps_per_frame < 0:
+        raise Invalid(f"pacing.steps_per_frame: must not be negative, got {pacing.steps_per_frame}")
+    if pacing.duration_ms < 0:
+        raise Invalid(f"pacing.duration_ms: must not be negative, got {pacing.duration_ms}")
+    if pacing.steps_per_frame:
+        spec.steps_per_frame = pacing.steps_per_frame
+        fits = spec.steps_per_frame * settings.max_frames
+        if spec.max_steps > fits:
+            adjustments.append(
+                f"max_steps clamped from {spec.max_steps} to {fits} "
+                f"({settings.max_frames} frames of {spec.steps_per_frame} steps)"
+            )
+            spec.max_steps = fits
+        return
+    wanted = pacing.duration_ms or settings.default_duration_ms
+    spec.duration_ms = capped(wanted, settings.max_duration_ms, "pacing.duration_ms", adjustments)
+    longest = settings.max_frames * 1000 // spec.fps
+    if spec.duration_ms > longest:
+        adjustments.append(
+            f"pacing.duration_ms clamped from {spec.duration_ms} to {longest} "
+            f"({settings.max_frames} frames at {spec.fps} fps)"
+        )
+        spec.duration_ms = longest
+
+
+def count_spec(request: pb.CountRequest, settings: Settings) -> CountSpec:
+    if request.limit < 0:
+        raise Invalid(f"limit: must not be negative, got {request.limit}")
+    if request.limit > MAX_COUNT_LIMIT:
+        raise Invalid(f"limit: at most {MAX_COUNT_LIMIT}, got {request.limit}")
+    ignored: list[str] = []
+    return CountSpec(
+        board=board(request.board, "board"),
+        limit=request.limit or 2,
+        max_steps=capped(request.max_steps, settings.max_steps, "max_steps", ignored),
+        time_limit_ms=capped(request.time_limit_ms, settings.max_time_ms, "time_limit_ms", ignored),
+        include_solution=request.include_solution,
+    )
+
+
+def hint_spec(request: pb.HintRequest) -> HintSpec:
+    givens = board(request.givens, "givens")
+    return HintSpec(
+        givens=givens,
+        entries=entries(givens, request.entries),
+        include_candidates=request.include_candidates,
+    )

@@ -1,0 +1,58 @@
+"""Starting the real pieces for tests: redis-server, workers, the service.
+
+The service runs in a background thread with its own event loop, so a test
+can start one with any settings (a tiny queue bound, a short stream) and
+talk to it over a real gRPC channel on loopback. Workers are real
+processes (worker.supervisor), Redis is the embedded redis-server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import grpc
+
+from service.config import Settings
+from service.server import App, start
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+
+DATA = Path(__file__).parent / "data"
+
+
+def puzzles(name: str) -> list[str]:
+    """The puzzles of tests/data/<name>.txt."""
+    return (DATA / f"{name}.txt").read_text().split()
+
+
+class ServiceThread:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="service", daemon=True)
+        self.app: App | None = None
+
+    def start(self) -> ServiceThread:
+        self.thread.start()
+        self.app = self.call(start(self.settings))
+        return self
+
+    def call(self, coro, timeout: float = 30):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    @property
+    def address(self) -> str:
+        assert self.app is not None
+        return f"127.0.0.1:{self.app.port}"
+
+    def stub(self) -> tuple[grpc.Channel, pb_grpc.SudokuStub]:
+        channel = grpc.insecure_channel(self.address)
+        return channel, pb_grpc.SudokuStub(channel)
+
+    def stop(self, grace: float = 0.5) -> None:
+        if self.app is not None:
+            self.call(self.app.stop(grace))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()

@@ -1,0 +1,193 @@
+"""Every RPC end to end: a real gRPC channel on loopback, the service, RQ on
+a real Redis and worker processes running the C engine."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from sudoku.grid import is_solution_of
+from sudoku.v1 import sudoku_pb2 as pb
+from tests.frames_util import draw
+from tests.stack import puzzles
+from worker import engine
+
+WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
+LONG = puzzles("forum_hardest_1106")[0]  # naive: 70,940,630 steps, seconds of work
+TIMEOUT = 30
+
+
+def solve(stub, board=WIKIPEDIA, **fields) -> list[pb.Frame]:
+    return list(stub.Solve(pb.SolveRequest(board=board, **fields), timeout=TIMEOUT))
+
+
+def search(**pacing) -> dict:
+    return {"view": pb.VIEW_SEARCH, "pacing": pb.Pacing(unpaced=True, **pacing)}
+
+
+def reference_run(board: str, strategy: str = "mrv", tie_break: str = "rotate", max_steps=None):
+    stepper = engine.Stepper(board, strategy=strategy, tie_break=tie_break, max_steps=max_steps)
+    stepper.skip(10**12)
+    return stepper
+
+
+def test_unwatched_solve_sends_the_job_id_then_the_outcome(stub):
+    frames = solve(stub)
+    assert [f.seq for f in frames] == [1, 2]
+    first, last = frames
+    assert first.job_id and first.job_id == last.job_id
+    assert first.job.givens == WIKIPEDIA.replace("0", ".")
+    assert last.outcome == pb.SOLVED
+    assert last.solution == WIKIPEDIA_SOLUTION
+    assert draw(frames)[-1] == WIKIPEDIA_SOLUTION
+
+
+def test_a_watched_solve_of_a_hard_puzzle_draws_the_workers_search(stub):
+    expected = reference_run(HARD)
+    frames = solve(stub, HARD, **search(duration_ms=2_000, fps=30))
+    boards = draw(frames)
+    last = frames[-1]
+    assert last.outcome == pb.SOLVED
+    assert boards[-1] == last.solution == expected.solution
+    assert is_solution_of(last.solution, HARD)
+    assert last.counters.steps == expected.steps
+    assert last.counters.retractions == expected.retractions
+    assert len(frames) - 1 == min(60, expected.steps)  # frame 1 + duration x fps frames
+    assert all(f.total_steps == expected.steps for f in frames[1:])
+
+
+def test_every_step_of_a_search_arrives_with_one_step_per_frame(stub):
+    expected_events = engine.Stepper(WIKIPEDIA, strategy="naive").run(100_000)
+    frames = solve(stub, WIKIPEDIA, strategy=pb.STRATEGY_NAIVE, **search(steps_per_frame=1))
+    assert b"".join(f.steps for f in frames) == expected_events
+    assert [f.last_step - f.first_step for f in frames[1:]] == [1] * (len(frames) - 1)
+    assert draw(frames)[-1] == WIKIPEDIA_SOLUTION
+
+
+def test_contradictory_givens_are_exhausted_with_the_conflicts(stub):
+    board = "55" + "." * 79
+    last = solve(stub, board)[-1]
+    assert last.outcome == pb.EXHAUSTED
+    assert sorted(last.conflicts) == [0, 1]
+    assert last.counters.steps == 0
+
+
+def test_a_puzzle_without_solution_is_exhausted_after_a_search(stub):
+    board = puzzles("invalid_no_solution")[0]
+    last = solve(stub, board)[-1]
+    assert last.outcome == pb.EXHAUSTED
+    assert last.counters.steps > 0
+    assert not last.solution
+
+
+def test_the_step_cap_gives_up_at_exactly_that_step(stub):
+    last = solve(stub, HARD, strategy=pb.STRATEGY_NAIVE, max_steps=1_000)[-1]
+    assert last.outcome == pb.GAVE_UP
+    assert last.counters.steps == 1_000
+
+
+def test_the_first_frame_reports_clamped_ceilings(stub, service):
+    first = solve(stub, max_steps=10**15)[0]
+    assert first.job.max_steps == service.settings.max_steps
+    assert any("max_steps clamped" in note for note in first.job.adjustments)
+
+
+def test_entries_are_fixed_like_givens_and_reported_apart(stub):
+    entries = "." * 2 + "4" + "." * 78  # r1c3 is 4 in the solution
+    frames = solve(stub, WIKIPEDIA, entries=entries)
+    assert frames[0].job.entries == entries
+    assert frames[0].board[2] == "4"
+    assert frames[-1].solution == WIKIPEDIA_SOLUTION
+
+
+def test_watch_after_a_dropped_connection_continues_without_gaps(service):
+    channel, stub = service.stub()
+    call = stub.Solve(pb.SolveRequest(board=HARD, **search(duration_ms=1_000, fps=30)), timeout=TIMEOUT)
+    seen = [next(call) for _ in range(7)]
+    call.cancel()
+    channel.close()  # the client goes away mid-stream
+    job_id = seen[0].job_id
+
+    channel, stub = service.stub()
+    rest = list(stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=seen[-1].seq), timeout=TIMEOUT))
+    everything = list(stub.Watch(pb.WatchRequest(job_id=job_id), timeout=TIMEOUT))
+    channel.close()
+    assert seen + rest == everything
+    assert rest[-1].outcome == pb.SOLVED
+    draw(seen + rest)
+
+
+def test_frames_arrive_at_the_requested_rate(stub):
+    t0 = time.monotonic()
+    frames = solve(stub, HARD, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=1_000, fps=10))
+    elapsed = time.monotonic() - t0
+    assert len(frames) == 11
+    assert 0.8 < elapsed < 3.0  # 10 frames at 10 fps, a behaviour check with a wide margin
+
+
+def test_watch_of_an_unpaced_job_delivers_at_once(stub):
+    frames = solve(stub, HARD, **search(duration_ms=10_000, fps=30))
+    t0 = time.monotonic()
+    watched = list(stub.Watch(pb.WatchRequest(job_id=frames[0].job_id), timeout=TIMEOUT))
+    assert watched == frames
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_cancel_ends_a_running_search_within_a_second(stub):
+    call = stub.Solve(pb.SolveRequest(board=LONG, strategy=pb.STRATEGY_NAIVE), timeout=TIMEOUT)
+    first = next(call)
+    time.sleep(0.3)  # let a worker start it
+    t0 = time.monotonic()
+    assert stub.Cancel(pb.CancelRequest(job_id=first.job_id), timeout=TIMEOUT).cancelled
+    last = list(call)[-1]
+    assert time.monotonic() - t0 < 1.0
+    assert last.outcome == pb.CANCELLED
+    assert not stub.Cancel(pb.CancelRequest(job_id=first.job_id), timeout=TIMEOUT).cancelled
+
+
+def test_a_retried_request_id_attaches_to_the_same_job(stub, redis):
+    request_id = f"retry-{uuid.uuid4().hex}"
+    first = solve(stub, HARD, request_id=request_id)
+    again = solve(stub, HARD, request_id=request_id)
+    assert first == again  # same job, same frames
+    with pytest.raises(grpc.RpcError) as err:
+        solve(stub, WIKIPEDIA, request_id=request_id)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "request_id" in err.value.details()
+
+
+def test_hint_names_a_next_move(stub):
+    reply = stub.Hint(pb.HintRequest(givens=WIKIPEDIA), timeout=TIMEOUT)
+    assert reply.kind == pb.HintReply.NEXT_MOVE
+    assert WIKIPEDIA_SOLUTION[reply.move.cell] == str(reply.move.value)
+    assert reply.reason
+
+
+def test_count_says_unique_multiple_and_none(stub):
+    count = lambda board: stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT)  # noqa: E731
+    unique = count(WIKIPEDIA)
+    assert (unique.count, unique.complete, unique.verdict) == (1, True, pb.CountReply.UNIQUE)
+    multiple = count(puzzles("multi_solution_16_clue")[0])
+    assert (multiple.count, multiple.verdict) == (2, pb.CountReply.MULTIPLE)
+    none = count(puzzles("invalid_no_solution")[0])
+    assert (none.count, none.complete, none.verdict) == (0, True, pb.CountReply.NONE)
+
+
+def test_health_and_reflection_are_served(service):
+    channel = grpc.insecure_channel(service.address)
+    health = health_pb2_grpc.HealthStub(channel)
+    for name in ("", "sudoku.v1.Sudoku"):
+        status = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=TIMEOUT).status
+        assert status == health_pb2.HealthCheckResponse.SERVING
+    reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
+    replies = reflect.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+    names = {s.name for s in next(replies).list_services_response.service}
+    channel.close()
+    assert {"sudoku.v1.Sudoku", "grpc.health.v1.Health"} <= names
