@@ -43,6 +43,13 @@ class Settings:
     max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS"})
     # Attempts of a job whose worker died before it is reported failed.
     job_retries: int = field(default=3, metadata={"env": "SUDOKU_JOB_RETRIES"})
+    # CountBatch: puzzles per RQ job, jobs in flight per call, requests per call.
+    batch_size: int = field(default=256, metadata={"env": "SUDOKU_BATCH_SIZE"})
+    batch_inflight: int = field(default=8, metadata={"env": "SUDOKU_BATCH_INFLIGHT"})
+    max_batch: int = field(default=10_000_000, metadata={"env": "SUDOKU_MAX_BATCH"})
+    # Identical count and hint requests within this many seconds are answered
+    # from a cache (0 turns it off).
+    cache_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_CACHE_TTL_S"})
     # RQ result retention for unary jobs (seconds).
     result_ttl_s: int = field(default=300, metadata={"env": "SUDOKU_RESULT_TTL_S"})
     log_level: str = field(default="WARNING", metadata={"env": "SUDOKU_LOG_LEVEL"})

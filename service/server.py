@@ -23,6 +23,8 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 from service import relay, validate
+from service.batch import BatchCounter, TooMany, count_reply
+from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
 from service.hub import StreamHub
 from service.jobs import Jobs, QueueFull, new_job_id
@@ -40,6 +42,8 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     if isinstance(exc, Invalid):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+    if isinstance(exc, TooMany):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
     if isinstance(exc, LookupError):
@@ -91,22 +95,13 @@ def statuses(method):
     return unary
 
 
-def count_reply(result: dict, index: int = 0) -> pb.CountReply:
-    return pb.CountReply(
-        index=index,
-        count=result["count"],
-        complete=result["complete"],
-        verdict=pb.CountReply.Verdict.Value(result["verdict"]),
-        solution=result.get("solution") or "",
-        conflicts=result.get("conflicts", ()),
-    )
-
-
 class SudokuServicer(pb_grpc.SudokuServicer):
-    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub):
+    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache):
         self.settings = settings
         self.jobs = jobs
         self.hub = hub
+        self.cache = cache
+        self.batches = BatchCounter(settings, jobs, cache)
 
     @statuses
     async def Solve(self, request: pb.SolveRequest, context):
@@ -165,14 +160,27 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     @statuses
     async def Hint(self, request: pb.HintRequest, context):
         spec = validate.hint_spec(request)
-        result = await self.jobs.run("worker.jobs.hint", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
+        key = hint_key(spec)
+        result = await self.cache.get(key)
+        if result is None:
+            result = await self.jobs.run("worker.jobs.hint", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
+            await self.cache.put(key, result)
         return json_format.ParseDict(result, pb.HintReply())
 
     @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):
         spec = validate.count_spec(request, self.settings)
-        result = await self.jobs.run("worker.jobs.count", spec, keys.QUEUE_INTERACTIVE, spec.time_limit_ms)
+        key = count_key(spec)
+        result = await self.cache.get(key)
+        if result is None:
+            result = await self.jobs.run("worker.jobs.count", spec, keys.QUEUE_INTERACTIVE, spec.time_limit_ms)
+            await self.cache.put(key, result)
         return count_reply(result)
+
+    @statuses
+    async def CountBatch(self, request_iterator, context):
+        async for reply in self.batches.replies(request_iterator):
+            yield reply
 
 
 @dataclass
@@ -206,7 +214,8 @@ async def start(settings: Settings) -> App:
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[("grpc.so_reuseport", 0)],
     )
-    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub), server)
+    cache = ResultCache(redis, settings.cache_ttl_s)
+    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(

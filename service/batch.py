@@ -1,0 +1,170 @@
+"""CountBatch: a stream of puzzles in, a stream of counts out, in order.
+
+Puzzles are grouped into RQ jobs of `batch_size` (one job per puzzle would
+cost a queue round trip each; see bench/count.py) that spread over every
+worker on the batch queue. A group is sent when full, or as soon as the
+client pauses, so a generator sending one puzzle at a time still gets
+prompt answers. At most `batch_inflight` groups are out at once per call,
+and every queue between the client's requests and its replies is bounded:
+a client sending a million puzzles, or one that stops reading replies, is
+slowed by gRPC flow control instead of filling the service's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import grpc
+
+from service import validate
+from service.cache import ResultCache, count_key
+from service.config import Settings
+from service.jobs import Jobs
+from service.relay import JobFailed
+from service.validate import Invalid
+from sudoku import keys
+from sudoku.specs import CountSpec
+from sudoku.v1 import sudoku_pb2 as pb
+
+# A partial group waits this long for more requests before it is sent.
+LINGER_SECONDS = 0.002
+
+
+class TooMany(Exception):
+    """The call sent more requests than max_batch."""
+
+
+def count_reply(result: dict, index: int = 0) -> pb.CountReply:
+    return pb.CountReply(
+        index=index,
+        count=result["count"],
+        complete=result["complete"],
+        verdict=pb.CountReply.Verdict.Value(result["verdict"]),
+        solution=result.get("solution") or "",
+        conflicts=result.get("conflicts", ()),
+    )
+
+
+def error_reply(index: int, code: grpc.StatusCode, message: str) -> pb.CountReply:
+    return pb.CountReply(index=index, error=pb.ItemError(code=code.value[0], message=message))
+
+
+@dataclass
+class _Group:
+    items: list[tuple[int, CountSpec]] = field(default_factory=list)
+    replies: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+_END = object()
+
+
+class BatchCounter:
+    def __init__(self, settings: Settings, jobs: Jobs, cache: ResultCache):
+        self.settings = settings
+        self.jobs = jobs
+        self.cache = cache
+
+    async def replies(self, requests: AsyncIterator[pb.CountRequest]) -> AsyncIterator[pb.CountReply]:
+        size = self.settings.batch_size
+        inbox: asyncio.Queue = asyncio.Queue(maxsize=size)
+        # Each slot is an error reply, or (group, position): replies leave in request order.
+        slots: asyncio.Queue = asyncio.Queue(maxsize=size * self.settings.batch_inflight)
+        room = asyncio.Semaphore(self.settings.batch_inflight)
+        tasks = [
+            asyncio.create_task(self._read(requests, inbox)),
+            asyncio.create_task(self._group(inbox, slots, room)),
+        ]
+        try:
+            while (slot := await slots.get()) is not _END:
+                if isinstance(slot, BaseException):
+                    raise slot
+                if isinstance(slot, pb.CountReply):
+                    yield slot
+                    continue
+                group, position = slot
+                yield (await group.replies)[position]
+                if position == len(group.items) - 1:
+                    room.release()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _read(self, requests, inbox: asyncio.Queue) -> None:
+        try:
+            async for request in requests:
+                await inbox.put(request)
+        finally:
+            await inbox.put(_END)
+
+    async def _group(self, inbox: asyncio.Queue, slots: asyncio.Queue, room: asyncio.Semaphore) -> None:
+        group = _Group()
+        index = 0
+        try:
+            while True:
+                try:
+                    request = await (asyncio.wait_for(inbox.get(), LINGER_SECONDS) if group.items else inbox.get())
+                except TimeoutError:  # the client paused: send what we have
+                    group = await self._send(group, room)
+                    continue
+                if request is _END:
+                    break
+                if index >= self.settings.max_batch:
+                    raise TooMany(f"at most {self.settings.max_batch} requests per CountBatch call")
+                slot = self._admit(request, index, group)
+                await slots.put(slot)
+                index += 1
+                if len(group.items) >= self.settings.batch_size:
+                    group = await self._send(group, room)
+            await self._send(group, room)
+            await slots.put(_END)
+        except Exception as exc:  # noqa: BLE001 - handed to the reply stream
+            await slots.put(exc)
+
+    def _admit(self, request: pb.CountRequest, index: int, group: _Group):
+        try:
+            spec = validate.count_spec(request, self.settings)
+        except Invalid as exc:
+            return error_reply(index, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        group.items.append((index, spec))
+        return group, len(group.items) - 1
+
+    async def _send(self, group: _Group, room: asyncio.Semaphore) -> _Group:
+        if group.items:
+            await room.acquire()
+            task = asyncio.create_task(self._count(group.items))
+            task.add_done_callback(lambda t: _settle(group.replies, t))
+        return _Group()
+
+    async def _count(self, items: list[tuple[int, CountSpec]]) -> list[pb.CountReply]:
+        cache_keys = [count_key(spec) for _, spec in items]
+        results = await self.cache.get_many(cache_keys)
+        todo = [i for i, r in enumerate(results) if r is None]
+        if todo:
+            specs = [items[i][1] for i in todo]
+            try:
+                fresh = await self.jobs.run(
+                    "worker.jobs.count_batch",
+                    [s.to_dict() for s in specs],
+                    keys.QUEUE_BATCH,
+                    sum(s.time_limit_ms for s in specs),
+                )
+            except JobFailed as exc:
+                return [error_reply(index, grpc.StatusCode.ABORTED, exc.message) for index, _ in items]
+            for i, result in zip(todo, fresh):
+                results[i] = result
+            await self.cache.put_many([(cache_keys[i], results[i]) for i in todo])
+        return [count_reply(result, index) for (index, _), result in zip(items, results)]
+
+
+def _settle(future: asyncio.Future, task: asyncio.Task) -> None:
+    if future.done():
+        return
+    if task.cancelled():
+        future.cancel()
+    elif task.exception() is not None:
+        future.set_exception(task.exception())
+    else:
+        future.set_result(task.result())

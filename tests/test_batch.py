@@ -1,0 +1,140 @@
+"""CountSolutions and CountBatch end to end: verdicts, caps, the cache, order
+and back-pressure of a batch."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import grpc
+
+from service.cache import count_key
+from service.validate import count_spec
+from sudoku.v1 import sudoku_pb2 as pb
+from tests.stack import puzzles
+from worker import engine
+
+TIMEOUT = 60
+
+
+def relabelled(puzzle: str, rng: random.Random) -> str:
+    """The same puzzle with its digits renamed: same number of solutions."""
+    digits = list("123456789")
+    rng.shuffle(digits)
+    return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)
+
+
+def count(stub, board: str, **fields) -> pb.CountReply:
+    return stub.CountSolutions(pb.CountRequest(board=board, **fields), timeout=TIMEOUT)
+
+
+def test_unique_puzzles_are_unique(stub):
+    for board in puzzles("17_clue")[:5] + puzzles("forum_hardest_1905_11plus")[:5]:
+        reply = count(stub, board, include_solution=True)
+        assert (reply.count, reply.complete, reply.verdict) == (1, True, pb.CountReply.UNIQUE)
+        assert len(reply.solution) == 81
+
+
+def test_two_clues_removed_from_a_unique_puzzle_make_it_multiple(stub):
+    board = puzzles("17_clue")[0]
+    clues = [i for i, c in enumerate(board) if c != "."]
+    fewer = list(board)
+    fewer[clues[0]] = fewer[clues[5]] = "."
+    reply = count(stub, "".join(fewer))
+    assert (reply.count, reply.verdict) == (2, pb.CountReply.MULTIPLE)
+
+
+def test_contradictory_givens_are_none_with_the_conflicts(stub):
+    reply = count(stub, "1" + "." * 8 + "1" + "." * 71)
+    assert (reply.count, reply.complete, reply.verdict) == (0, True, pb.CountReply.NONE)
+    assert sorted(reply.conflicts) == [0, 9]
+
+
+def test_a_cap_gives_unknown(stub):
+    # A puzzle that takes the engine more than one guess to settle.
+    board = next(b for b in puzzles("forum_hardest_1905_11plus") if not engine.count(b, limit=2, max_steps=1)[1])
+    reply = count(stub, board, max_steps=1)
+    assert (reply.complete, reply.verdict) == (False, pb.CountReply.UNKNOWN)
+    assert count(stub, board).verdict == pb.CountReply.UNIQUE
+
+
+def test_a_limit_above_two_counts_further(stub):
+    reply = count(stub, "." * 81, limit=1000)
+    assert (reply.count, reply.complete) == (1000, True)
+
+
+def test_identical_counts_are_answered_from_the_cache(stub, service, redis):
+    board = relabelled(puzzles("magictour_top1465")[3], random.Random(7))
+    first = count(stub, board)
+    key = count_key(count_spec(pb.CountRequest(board=board), service.settings))
+    assert 0 < redis.ttl(key) <= service.settings.cache_ttl_s
+    # Prove the second answer comes from the cache: doctor the cached entry.
+    redis.set(key, '{"count": 7, "complete": true, "verdict": "MULTIPLE"}', ex=30)
+    assert count(stub, board.replace(".", "0")).count == 7  # same puzzle, other spelling
+    assert first.count == 1
+
+
+def test_a_batch_of_ten_thousand_returns_every_index_once_in_order(stub):
+    rng = random.Random(20261130)
+    sources = puzzles("17_clue") + puzzles("qqwing_easy") + puzzles("invalid_no_solution")
+    boards = [relabelled(rng.choice(sources), rng) for _ in range(10_000)]
+    bad = {17: "x" * 81, 4_000: boards[4_000][:80], 9_999: ""}
+    for i, text in bad.items():
+        boards[i] = text
+    requests = (pb.CountRequest(board=b) for b in boards)
+    replies = list(stub.CountBatch(requests, timeout=120))
+    assert [r.index for r in replies] == list(range(10_000))
+    for i, reply in enumerate(replies):
+        if i in bad:
+            assert reply.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+            assert reply.error.message.startswith("board:")
+        else:
+            assert not reply.HasField("error"), reply.error.message
+            expected = pb.CountReply.NONE if boards[i] in sources else None
+            assert reply.verdict in (pb.CountReply.UNIQUE, pb.CountReply.NONE)
+            if expected is not None:
+                assert reply.verdict == expected
+
+
+def test_a_batch_reader_that_stops_reading_slows_the_sender(service):
+    """Back-pressure: the service never takes in much more than it has room for."""
+    sent = 0
+    board = puzzles("17_clue")[0]
+
+    def requests():
+        nonlocal sent
+        while sent < 1_000_000:
+            sent += 1
+            yield pb.CountRequest(board=board)
+
+    channel, stub = service.stub()
+    call = stub.CountBatch(requests(), timeout=TIMEOUT)
+    first = next(call)  # then read nothing more
+    assert first.index == 0
+    time.sleep(3)
+    taken = sent
+    call.cancel()
+    channel.close()
+    settings = service.settings
+    in_service = settings.batch_size * (settings.batch_inflight + 2)
+    # What gRPC's flow-control windows hold on both sides is bounded too
+    # (a few MB at most); the point is that it is nowhere near a million.
+    assert taken < in_service + 60_000, taken
+
+
+def test_a_batch_answers_while_the_client_is_still_sending(stub):
+    """A generator sending one puzzle at a time gets each answer promptly."""
+    answered = threading.Event()
+    board = puzzles("qqwing_easy")[0]
+
+    def requests():
+        yield pb.CountRequest(board=board)
+        assert answered.wait(10), "no reply to the first request while the stream was open"
+        yield pb.CountRequest(board=board)
+
+    replies = []
+    for reply in stub.CountBatch(requests(), timeout=TIMEOUT):
+        replies.append(reply)
+        answered.set()
+    assert [r.index for r in replies] == [0, 1]
