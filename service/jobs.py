@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 
 from service.config import Settings
 from service.hub import StreamHub
-from service.relay import JobFailed
+from service.relay import JobFailed, is_last
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.specs import Spec, SolveSpec
@@ -137,8 +137,7 @@ class Jobs:
         last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
         if not last:
             raise LookupError(job_id)
-        fields = last[0][1]
-        if b"e" in fields or pb.Frame.FromString(fields[b"f"]).outcome:
+        if is_last(last[0][1]):
             return False
         await self.hub.waker.set(keys.cancel(job_id), 1, ex=self.settings.stream_ttl_s + 3600)
         return True

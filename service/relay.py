@@ -47,6 +47,11 @@ async def first_frame(hub: StreamHub, job_id: str) -> pb.Frame | None:
     return pb.Frame.FromString(entries[0][1][b"f"]) if entries else None
 
 
+def is_last(fields: dict[bytes, bytes]) -> bool:
+    """True for the entry that ends a stream: an error, or the last frame."""
+    return b"e" in fields or bool(pb.Frame.FromString(fields[b"f"]).outcome)
+
+
 def decode(fields: dict[bytes, bytes]) -> pb.Frame:
     if b"e" in fields:
         error = json.loads(fields[b"e"])

@@ -144,6 +144,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         last_seq = keys.seq_of(last[0][0])
         if request.after_seq > last_seq:
             raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({last_seq})")
+        if request.after_seq == last_seq and relay.is_last(last[0][1]):
+            return  # the client has seen everything
         fps = 0.0
         if not request.unpaced:
             first = await relay.first_frame(self.hub, job_id)

@@ -1,0 +1,123 @@
+"""Delivering frames to watchers (service/relay.py): pacing, many watchers,
+resuming anywhere, and what a watcher sees when frames were trimmed."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sudoku.v1 import sudoku_pb2 as pb
+from tests.frames_util import draw, pairs
+from tests.stack import puzzles
+
+HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
+TIMEOUT = 60
+
+
+def watched(board=HARD, **pacing) -> pb.SolveRequest:
+    return pb.SolveRequest(board=board, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH, pacing=pb.Pacing(**pacing))
+
+
+def test_a_paced_solve_plays_in_its_duration(stub):
+    stamps = []
+    for frame in stub.Solve(watched(duration_ms=2_000, fps=10), timeout=TIMEOUT):
+        stamps.append((time.monotonic(), frame))
+    frames = [f for _, f in stamps]
+    assert len(frames) == 1 + 20  # frame 1, then duration x fps
+    elapsed = stamps[-1][0] - stamps[1][0]
+    assert 1.5 < elapsed < 4.0, elapsed  # 19 gaps of 0.1 s; wide: a behaviour check, not a benchmark
+    assert frames[-1].solution and draw(frames)[-1] == frames[-1].solution
+
+
+def test_a_slow_watcher_does_not_slow_the_fast_one(service):
+    channel, stub = service.stub()
+    call = stub.Solve(watched(duration_ms=2_000, fps=10), timeout=TIMEOUT)
+    first = next(call)
+    slow: list[pb.Frame] = []
+
+    def read_slowly():
+        for frame in stub.Watch(pb.WatchRequest(job_id=first.job_id), timeout=TIMEOUT):
+            slow.append(frame)
+            time.sleep(0.2)
+
+    reader = threading.Thread(target=read_slowly)
+    reader.start()
+    t0 = time.monotonic()
+    fast = [first] + list(call)
+    fast_done = time.monotonic() - t0
+    reader.join(TIMEOUT)
+    channel.close()
+    assert fast_done < 4.0, fast_done  # about 2 s: the slow reader did not hold it back
+    assert slow == fast  # and the slow one got every frame, in order
+
+
+@pytest.fixture(scope="module")
+def finished_job(service):
+    channel, stub = service.stub()
+    frames = list(stub.Solve(watched(duration_ms=1_000, fps=30, unpaced=True), timeout=TIMEOUT))
+    channel.close()
+    return frames
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cuts=st.lists(st.integers(min_value=1, max_value=30), min_size=1, max_size=3))
+def test_resuming_at_any_points_gives_the_uninterrupted_sequence(service, finished_job, cuts):
+    job_id = finished_job[0].job_id
+    channel, stub = service.stub()
+    got: list[pb.Frame] = []
+    for cut in cuts:
+        call = stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=len(got), unpaced=True), timeout=TIMEOUT)
+        for frame in call:
+            got.append(frame)
+            if len(got) % 31 == cut:
+                call.cancel()  # the connection drops here
+                break
+    got += stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=len(got), unpaced=True), timeout=TIMEOUT)
+    channel.close()
+    assert got == finished_job
+
+
+def test_watch_past_the_end_of_a_finished_job_is_out_of_range(stub, finished_job):
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.Watch(pb.WatchRequest(job_id=finished_job[0].job_id, after_seq=10_000), timeout=TIMEOUT))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "after_seq" in err.value.details()
+    nothing_left = stub.Watch(pb.WatchRequest(job_id=finished_job[0].job_id, after_seq=finished_job[-1].seq))
+    assert list(nothing_left) == []
+
+
+def test_asking_for_trimmed_frames_is_out_of_range_with_the_oldest_seq(custom_service):
+    service = custom_service(stream_maxlen=20)
+    channel, stub = service.stub()
+    frames = list(stub.Solve(watched(duration_ms=3_000, fps=30, unpaced=True), timeout=TIMEOUT))
+    assert frames[-1].seq == 91
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.Watch(pb.WatchRequest(job_id=frames[0].job_id), timeout=TIMEOUT))
+    assert err.value.code() == grpc.StatusCode.OUT_OF_RANGE
+    assert "oldest available seq is 72" in err.value.details()
+    tail = list(stub.Watch(pb.WatchRequest(job_id=frames[0].job_id, after_seq=71), timeout=TIMEOUT))
+    channel.close()
+    assert [f.seq for f in tail] == list(range(72, 92))
+
+
+def test_a_watcher_left_behind_by_trimming_resyncs_at_a_keyframe(custom_service):
+    # The worker writes all 91 frames at once; the stream keeps 20, so a
+    # paced reader finds its next frames gone and must jump to a keyframe.
+    service = custom_service(stream_maxlen=20, keyframe_every=5)
+    channel, stub = service.stub()
+    frames = list(stub.Solve(watched(duration_ms=3_000, fps=30), timeout=TIMEOUT))
+    channel.close()
+    seqs = [f.seq for f in frames]
+    assert seqs == sorted(set(seqs)) and seqs[0] == 1 and seqs[-1] == 91
+    jump = next(i for i in range(1, len(seqs)) if seqs[i] != seqs[i - 1] + 1)
+    assert frames[jump].board, "the frame after a gap is a keyframe"
+    board = list(frames[jump].board)
+    for frame in frames[jump + 1 :]:
+        for cell, value in pairs(frame.steps or frame.changes):
+            board[cell] = str(value) if value else "."
+    assert "".join(board) == frames[-1].solution
