@@ -1,0 +1,364 @@
+"""The asyncio client: `AsyncClient`, the same calls as `Client`, awaited.
+
+    async with AsyncClient() as client:
+        result = await client.solve(board)
+        async for frame in client.watch(board, duration=5):
+            ...
+        async for item in client.count_batch(lines):
+            ...
+
+Every failure raises SudokuError; UNAVAILABLE is retried with backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import itertools
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+
+from client import requests as rq
+from client.connection import (
+    CHANNEL_OPTIONS,
+    Deadline,
+    Retry,
+    call_metadata,
+    credentials,
+    resolve_address,
+    should_retry,
+)
+from client.errors import SudokuError
+from client.resume import ResumePoint, ended_early
+from client.results import BatchItem, SolveResult
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc
+
+log = logging.getLogger("sudoku.client")
+
+Reply = TypeVar("Reply")
+
+_DEFAULT: Any = object()
+
+
+class AsyncClient:
+    """A connection to the Sudoku service for asyncio; `await close()` when done.
+
+    Create it inside the event loop that uses it. `timeout` is the default
+    deadline of unary calls and solve(); streams have none unless given.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        ca_file: str | None = None,
+        token: str | None = None,
+        timeout: float | None = 60.0,
+        retry: Retry = Retry(),
+    ):
+        self.address = resolve_address(address)
+        self.timeout = timeout
+        self.retry = retry
+        self.metadata = call_metadata(token)
+        creds = credentials(ca_file)
+        if creds is None:
+            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+        else:
+            self._channel = grpc.aio.secure_channel(self.address, creds, options=CHANNEL_OPTIONS)
+        self._stub = sudoku_pb2_grpc.SudokuStub(self._channel)
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        return self.timeout if timeout is _DEFAULT else timeout
+
+    async def _unary(self, method: Callable[..., Awaitable[Reply]], request: Any, timeout: float | None) -> Reply:
+        deadline = Deadline(self._timeout(timeout))
+        for attempt in itertools.count():
+            try:
+                return await method(request, timeout=deadline.remaining(), metadata=self.metadata)
+            except grpc.RpcError as err:
+                delay = should_retry(err.code(), attempt, self.retry, deadline)
+                if delay is None:
+                    raise SudokuError.from_rpc(err, self.address) from None
+                log.info("%s: %s; retrying in %.2f s", err.code().name, err.details(), delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    async def solve(
+        self,
+        board: str,
+        *,
+        entries: str = "",
+        strategy: str | None = None,
+        tie_break: str | None = None,
+        seed: int = 0,
+        max_steps: int = 0,
+        time_limit_ms: int = 0,
+        request_id: str | None = None,
+        timeout: float | None = _DEFAULT,
+    ) -> SolveResult:
+        """Solves `board` and returns the outcome; see Client.solve."""
+        request = rq.solve_request(
+            board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
+            max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
+        )
+        stream = AsyncFrameStream(self, ResumePoint(request), self._timeout(timeout))
+        async for _ in stream:
+            pass
+        return stream.result()
+
+    def watch(
+        self,
+        board: str,
+        *,
+        duration: float | None = None,
+        fps: int = 0,
+        steps_per_frame: int = 0,
+        unpaced: bool = False,
+        entries: str = "",
+        strategy: str | None = None,
+        tie_break: str | None = None,
+        seed: int = 0,
+        max_steps: int = 0,
+        time_limit_ms: int = 0,
+        cancel_on_disconnect: bool = False,
+        request_id: str | None = None,
+        timeout: float | None = None,
+    ) -> AsyncFrameStream:
+        """The search's frames, resumed after a dropped connection; see Client.watch."""
+        request = rq.solve_request(
+            board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
+            max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
+            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced), cancel_on_disconnect=cancel_on_disconnect,
+        )
+        return AsyncFrameStream(self, ResumePoint(request), timeout)
+
+    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False,
+               timeout: float | None = None) -> AsyncFrameStream:
+        """The frames of an existing job after `after_seq` (the Watch RPC)."""
+        return AsyncFrameStream(self, ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced), timeout)
+
+    async def cancel(self, job_id: str, *, timeout: float | None = _DEFAULT) -> bool:
+        """Stops a solve; False when it had already finished."""
+        reply = await self._unary(self._stub.Cancel, pb.CancelRequest(job_id=job_id), timeout)
+        return reply.cancelled
+
+    async def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
+                   timeout: float | None = _DEFAULT) -> pb.HintReply:
+        """The next move and why, or which entry is wrong."""
+        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates)
+        return await self._unary(self._stub.Hint, request, timeout)
+
+    async def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
+                    include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:
+        """Counts solutions up to `limit` (2: is it unique?)."""
+        request = rq.count_request(board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms,
+                                   include_solution=include_solution)
+        return await self._unary(self._stub.CountSolutions, request, timeout)
+
+    def count_batch(self, boards: Iterable[str] | AsyncIterable[str], *, limit: int = 2, max_steps: int = 0,
+                    time_limit_ms: int = 0, include_solution: bool = False, window: int = 4096,
+                    timeout: float | None = None) -> AsyncIterator[BatchItem]:
+        """Counts every board (any iterable or async iterable); see Client.count_batch."""
+        make = lambda board: rq.count_request(  # noqa: E731
+            board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
+        )
+        return _batch(self, boards, make, window, timeout)
+
+
+class AsyncFrameStream(AsyncIterator[pb.Frame]):
+    """A solve's frames, resumed with Watch after UNAVAILABLE or a dropped stream.
+
+    Like FrameStream: pause(), resume(), close(), await cancel().
+    """
+
+    def __init__(self, client: AsyncClient, point: ResumePoint, timeout: float | None):
+        self._client = client
+        self._point = point
+        self._deadline = Deadline(timeout)
+        self._call: Any = None
+        self._attempt = 0
+        self._running = asyncio.Event()
+        self._running.set()
+        self._closed = False
+
+    @property
+    def job_id(self) -> str:
+        return self._point.job_id
+
+    @property
+    def last_seq(self) -> int:
+        return self._point.last_seq
+
+    @property
+    def first(self) -> pb.Frame | None:
+        return self._point.first
+
+    @property
+    def last(self) -> pb.Frame | None:
+        return self._point.last
+
+    def result(self) -> SolveResult:
+        """The outcome, once the last frame has arrived."""
+        if self._point.last is None:
+            raise RuntimeError("the stream has not reached its last frame")
+        job = self._point.first.job if self._point.first is not None else pb.JobInfo()
+        return SolveResult(self._point.job_id, job, self._point.last)
+
+    def _open(self) -> Any:
+        name, request = self._point.opening()
+        method = getattr(self._client._stub, name)
+        return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)
+
+    def _stopped_by_us(self) -> bool:
+        return self._closed or not self._running.is_set()
+
+    async def __anext__(self) -> pb.Frame:
+        while not self._point.finished and not self._closed:
+            await self._running.wait()
+            if self._call is None:
+                self._call = self._open()
+            call = self._call
+            try:
+                frame = await call.read()
+            except asyncio.CancelledError:
+                # grpc.aio raises CancelledError for a call cancelled locally:
+                # ours (pause, close) is swallowed; a cancelled task is not.
+                task = asyncio.current_task()
+                if self._stopped_by_us() and (task is None or task.cancelling() == 0):
+                    self._drop_call()
+                    continue
+                raise
+            except grpc.RpcError as err:
+                if err.code() == grpc.StatusCode.CANCELLED and self._stopped_by_us():
+                    self._drop_call()
+                    continue
+                await self._retry_or_raise(SudokuError.from_rpc(err, self._client.address))
+                continue
+            if frame is grpc.aio.EOF:
+                await self._retry_or_raise(ended_early(self._client.address))
+                continue
+            if self._point.accept(frame):
+                self._attempt = 0
+                return frame
+        raise StopAsyncIteration
+
+    async def _retry_or_raise(self, error: SudokuError) -> None:
+        self._drop_call()
+        delay = should_retry(error.code, self._attempt, self._client.retry, self._deadline)
+        if delay is None:
+            raise error
+        self._attempt += 1
+        log.info("%s; resuming job %s after seq %d in %.2f s (retry %d)",
+                 error, self.job_id or "(not started)", self.last_seq, delay, self._attempt)
+        await asyncio.sleep(delay)
+
+    def _drop_call(self) -> None:
+        if self._call is not None:
+            self._call.cancel()
+        self._call = None
+
+    def pause(self) -> None:
+        """Stops reading; the job goes on and its frames wait in the service."""
+        self._running.clear()
+        self._drop_call()
+
+    def resume(self) -> None:
+        """Continues after the last frame seen (Watch with its seq)."""
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def close(self) -> None:
+        """Stops reading for good (the job goes on unless cancel_on_disconnect)."""
+        self._closed = True
+        self._drop_call()
+        self._running.set()
+
+    async def cancel(self) -> bool:
+        """Cancels the job (once its id is known) and stops reading."""
+        cancelled = bool(self.job_id) and await self._client.cancel(self.job_id)
+        self.close()
+        return cancelled
+
+
+async def _batch(client: AsyncClient, boards: Iterable[str] | AsyncIterable[str],
+                 make: Callable[[str], pb.CountRequest], window: int,
+                 timeout: float | None) -> AsyncIterator[BatchItem]:
+    """One count_batch: a sender task writing at most `window` unanswered boards."""
+    call = client._stub.CountBatch(timeout=timeout, metadata=client.metadata)
+    slots = asyncio.Semaphore(max(1, window))
+    pending: collections.deque[str] = collections.deque()
+
+    async def send() -> None:
+        async for board in _aiter(boards):
+            request = make(board)
+            await slots.acquire()
+            pending.append(board)
+            await call.write(request)
+        await call.done_writing()
+
+    sender = asyncio.create_task(send())
+    index = 0
+    try:
+        while True:
+            reply = await _read_or_sender_error(call, sender)
+            if reply is grpc.aio.EOF:
+                break
+            if reply.index != index or not pending:
+                raise SudokuError(grpc.StatusCode.INTERNAL,
+                                  f"CountBatch replied with index {reply.index}, expected {index}", client.address)
+            board = pending.popleft()
+            slots.release()
+            if reply.HasField("error"):
+                yield BatchItem(index, board, None,
+                                SudokuError.from_number(reply.error.code, reply.error.message, client.address))
+            else:
+                yield BatchItem(index, board, reply, None)
+            index += 1
+        await sender
+        if pending:
+            raise SudokuError(grpc.StatusCode.UNAVAILABLE,
+                              f"CountBatch ended after {index} replies, before the last board", client.address)
+    except grpc.RpcError as err:
+        raise SudokuError.from_rpc(err, client.address) from None
+    finally:
+        sender.cancel()
+        call.cancel()
+
+
+async def _read_or_sender_error(call: Any, sender: asyncio.Task[None]) -> Any:
+    """The next reply; an error of the sender (reading the input) is raised here."""
+    read = asyncio.ensure_future(call.read())
+    await asyncio.wait({read, sender}, return_when=asyncio.FIRST_COMPLETED)
+    failed = sender.done() and not sender.cancelled() and sender.exception()
+    # A write refused because the call ended is reported by the read, with
+    # the call's status; anything else (the input failed) is raised now.
+    if failed and not isinstance(failed, (grpc.RpcError, asyncio.InvalidStateError)) and not read.done():
+        read.cancel()
+        raise failed
+    return await read
+
+
+async def _aiter(boards: Iterable[str] | AsyncIterable[str]) -> AsyncIterator[str]:
+    if isinstance(boards, AsyncIterable):
+        async for board in boards:
+            yield board
+    else:
+        for board in boards:
+            yield board

@@ -1,0 +1,107 @@
+"""Drawing a solve's frames the way a client shows them.
+
+The proto's recipe: start from the first frame's board; apply each frame's
+`steps` or `changes` in order (value 0 clears a cell); a frame with `board`
+(a keyframe) replaces the drawing. Cells that are neither givens nor
+entries hold the search's tentative values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from sudoku.v1 import sudoku_pb2 as pb
+
+CellKind = Literal["given", "entry", "search", "blank"]
+
+
+class FrameError(ValueError):
+    """The frames break the stream's contract (a gap, a disagreeing keyframe)."""
+
+
+def pairs(data: bytes) -> list[tuple[int, int]]:
+    """(cell, value) pairs of a frame's `steps` or `changes`."""
+    return [(data[i], data[i + 1]) for i in range(0, len(data), 2)]
+
+
+class Drawing:
+    """The board, its kinds of cells, cursor and counters after each frame.
+
+    A gap in seq is accepted only at a keyframe: that is how the service
+    resyncs a watcher that fell too far behind.
+    """
+
+    def __init__(self, start: str | None = None):
+        self.board: list[str] | None = list(start) if start else None
+        self.givens = "." * 81
+        self.entries = "." * 81
+        self.job_id = ""
+        self.seq = 0
+        self.cursor = -1
+        self.counters = pb.Counters()
+        self.total_steps = 0
+        self.outcome = pb.OUTCOME_UNSPECIFIED
+        self.solution = ""
+        self.conflicts: list[int] = []
+
+    def apply(self, frame: pb.Frame) -> None:
+        if frame.steps and frame.changes:
+            raise FrameError(f"frame {frame.seq} has steps and changes")
+        if self.seq and frame.seq != self.seq + 1 and not frame.board:
+            raise FrameError(f"gap or repeat: {self.seq} -> {frame.seq} without a keyframe")
+        if frame.HasField("job"):
+            self.givens, self.entries = frame.job.givens or self.givens, frame.job.entries or self.entries
+        if frame.job_id:
+            self.job_id = frame.job_id
+        in_step = self.board is not None and (self.seq == 0 or frame.seq == self.seq + 1)
+        if self.board is None:
+            if not frame.board:
+                raise FrameError("the first frame is a keyframe")
+            self.board = list(frame.board)
+        for cell, value in pairs(frame.steps or frame.changes):
+            self.board[cell] = str(value) if value else "."
+        if frame.board:
+            if in_step and "".join(self.board) != frame.board:
+                raise FrameError(f"keyframe {frame.seq} disagrees with the drawn board")
+            self.board = list(frame.board)
+        self.seq = frame.seq
+        self.cursor = frame.cursor
+        if frame.HasField("counters"):
+            self.counters = frame.counters
+        self.total_steps = frame.total_steps or self.total_steps
+        if frame.outcome:
+            self.outcome, self.solution, self.conflicts = frame.outcome, frame.solution, list(frame.conflicts)
+
+    @property
+    def text(self) -> str:
+        """The board as 81 characters, '.' for a blank."""
+        return "".join(self.board) if self.board else "." * 81
+
+    def kind(self, cell: int) -> CellKind:
+        if self.givens[cell] != ".":
+            return "given"
+        if self.entries[cell] != ".":
+            return "entry"
+        return "search" if self.board and self.board[cell] != "." else "blank"
+
+    @property
+    def done(self) -> bool:
+        return self.outcome != pb.OUTCOME_UNSPECIFIED
+
+
+def draw(frames: Iterable[pb.Frame], start: str | None = None) -> list[str]:
+    """The board after each frame, checking that seq has no gaps at all.
+
+    Raises FrameError when the frames break the contract: a gap or repeat in
+    seq, a keyframe that disagrees with the board drawn so far, steps and
+    changes in one frame, or a first frame that is not a keyframe.
+    """
+    drawing = Drawing(start)
+    boards = []
+    for frame in frames:
+        if drawing.seq and frame.seq != drawing.seq + 1:
+            raise FrameError(f"gap or repeat: {drawing.seq} -> {frame.seq}")
+        drawing.apply(frame)
+        boards.append(drawing.text)
+    return boards

@@ -1,0 +1,82 @@
+"""Building requests from plain Python values, and the names of enums.
+
+Strategies and tie-breaks are named as on the command line ("mrv",
+"naive"; "rotate", "first", "random"); None leaves the server's default.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sudoku.v1 import sudoku_pb2 as pb
+
+STRATEGIES = {"mrv": pb.STRATEGY_MRV, "naive": pb.STRATEGY_NAIVE}
+TIE_BREAKS = {"rotate": pb.TIE_BREAK_ROTATE, "first": pb.TIE_BREAK_FIRST, "random": pb.TIE_BREAK_RANDOM}
+
+
+def new_request_id() -> str:
+    """A fresh id for one solve call; its retries reuse it (see SolveRequest)."""
+    return f"py-{uuid.uuid4().hex}"
+
+
+def strategy(name: str | None) -> int:
+    if name is None:
+        return pb.STRATEGY_UNSPECIFIED
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise ValueError(f"strategy: {name!r} is not one of {', '.join(STRATEGIES)}") from None
+
+
+def tie_break(name: str | None) -> int:
+    if name is None:
+        return pb.TIE_BREAK_UNSPECIFIED
+    try:
+        return TIE_BREAKS[name]
+    except KeyError:
+        raise ValueError(f"tie_break: {name!r} is not one of {', '.join(TIE_BREAKS)}") from None
+
+
+def solve_request(
+    board: str,
+    *,
+    entries: str = "",
+    strategy_name: str | None = None,
+    tie_break_name: str | None = None,
+    seed: int = 0,
+    max_steps: int = 0,
+    time_limit_ms: int = 0,
+    request_id: str | None = None,
+    pacing: pb.Pacing | None = None,
+    cancel_on_disconnect: bool = False,
+) -> pb.SolveRequest:
+    """A SolveRequest; with `pacing` it asks for the search (VIEW_SEARCH)."""
+    return pb.SolveRequest(
+        board=board,
+        entries=entries,
+        strategy=strategy(strategy_name),
+        tie_break=tie_break(tie_break_name),
+        seed=seed,
+        max_steps=max_steps,
+        time_limit_ms=time_limit_ms,
+        request_id=request_id or new_request_id(),
+        view=pb.VIEW_SEARCH if pacing is not None else pb.VIEW_FINAL,
+        pacing=pacing,
+        cancel_on_disconnect=cancel_on_disconnect,
+    )
+
+
+def pacing(
+    duration: float | None = None, fps: int = 0, steps_per_frame: int = 0, unpaced: bool = False
+) -> pb.Pacing:
+    """Pacing by duration in seconds (None: the server's default) or steps per frame."""
+    duration_ms = 0 if duration is None else max(1, round(duration * 1000))
+    return pb.Pacing(duration_ms=duration_ms, fps=fps, steps_per_frame=steps_per_frame, unpaced=unpaced)
+
+
+def count_request(
+    board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0, include_solution: bool = False
+) -> pb.CountRequest:
+    return pb.CountRequest(
+        board=board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
+    )

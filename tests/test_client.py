@@ -1,0 +1,353 @@
+"""The client library against the real stack: every call, sync and asyncio,
+errors with their code and message, resuming a watched search after the
+service went away, and count_batch's order and bounded read-ahead."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import time
+from concurrent import futures
+
+import grpc
+import pytest
+
+from client import AsyncClient, Client, Retry, SudokuError
+from client.frames import Drawing, draw
+from service.config import Settings
+from sudoku.grid import is_solution_of
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc
+from tests.stack import ServiceThread, puzzles
+
+WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
+LONG = puzzles("forum_hardest_1106")[0]  # naive: seconds of work
+FAST_RETRY = Retry(attempts=8, base=0.05, cap=0.5)
+
+
+@pytest.fixture
+def client(service):
+    with Client(service.address, timeout=30) as client:
+        yield client
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_solve_returns_the_solution_and_the_job(client):
+    result = client.solve(WIKIPEDIA.replace(".", "0"), strategy="naive", tie_break="first")
+    assert result.solved and result.outcome == pb.SOLVED and result.outcome_name == "SOLVED"
+    assert result.solution == WIKIPEDIA_SOLUTION
+    assert result.job.strategy == pb.STRATEGY_NAIVE and result.job.givens == WIKIPEDIA
+    assert result.counters.steps > 0 and len(result.job_id) == 32
+
+
+def test_conflicting_givens_are_exhausted_with_the_cells(client):
+    result = client.solve("55" + "." * 79)
+    assert result.outcome == pb.EXHAUSTED and not result.solved
+    assert sorted(result.conflicts) == [0, 1]
+
+
+def test_a_step_cap_gives_up(client):
+    result = client.solve(HARD, strategy="naive", max_steps=500)
+    assert (result.outcome, result.counters.steps) == (pb.GAVE_UP, 500)
+
+
+def test_errors_carry_the_code_and_the_servers_message(client):
+    with pytest.raises(SudokuError) as err:
+        client.solve("x" + "." * 80)
+    assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.message == "board: cell r1c1: 'x' is not 1-9, '.' or '0'"
+    assert err.value.address == client.address
+    assert str(err.value) == "INVALID_ARGUMENT: board: cell r1c1: 'x' is not 1-9, '.' or '0'"
+    with pytest.raises(SudokuError) as err:
+        list(client.attach("0" * 32))
+    assert err.value.code == grpc.StatusCode.NOT_FOUND and "job_id" in err.value.message
+    with pytest.raises(SudokuError) as err:
+        client.count(WIKIPEDIA, limit=-1)
+    assert (err.value.code, err.value.message) == (grpc.StatusCode.INVALID_ARGUMENT, "limit: must not be negative, got -1")
+
+
+def test_a_deadline_is_per_call(client):
+    with pytest.raises(SudokuError) as err:
+        list(client.watch(HARD, duration=5, timeout=0.5))
+    assert err.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_watch_draws_the_search_to_the_solution(client):
+    stream = client.watch(HARD, duration=1, fps=30, strategy="naive")
+    frames = list(stream)
+    boards = draw(frames)
+    assert frames[-1].outcome == pb.SOLVED and boards[-1] == frames[-1].solution
+    assert is_solution_of(boards[-1], HARD)
+    assert all(f.total_steps == 671_215 for f in frames[1:])
+    assert stream.result().solution == boards[-1] and stream.job_id == frames[0].job_id
+
+
+def test_attach_replays_a_finished_job(client):
+    frames = list(client.watch(WIKIPEDIA, steps_per_frame=5, unpaced=True))
+    assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == frames[3:]
+
+
+def test_pause_and_resume_continue_without_a_gap(client):
+    stream = client.watch(HARD, duration=1, fps=20)
+    frames = [next(stream) for _ in range(4)]
+    stream.pause()
+    assert stream.paused
+    time.sleep(0.3)
+    stream.resume()
+    frames += list(stream)
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    assert draw(frames)[-1] == frames[-1].solution
+
+
+def test_cancel_stops_the_job(client):
+    stream = client.watch(LONG, strategy="naive", steps_per_frame=1000)
+    next(stream)
+    assert stream.cancel()
+    assert list(client.attach(stream.job_id, after_seq=stream.last_seq))[-1].outcome == pb.CANCELLED
+    assert not client.cancel(stream.job_id)
+
+
+def test_watch_resumes_when_the_service_restarts(redis_url, workers):
+    """The service goes away mid-stream and comes back on the same address:
+    the stream continues with Watch from the last seq, nothing missed."""
+    port = free_port()
+    settings = lambda: Settings.from_env({}, redis_url=redis_url, listen=f"127.0.0.1:{port}", workers=0)  # noqa: E731
+    first = ServiceThread(settings()).start()
+    second = None
+    try:
+        with Client(first.address, retry=FAST_RETRY) as client:
+            stream = client.watch(HARD, duration=1.5, fps=20, strategy="naive")
+            frames = [next(stream) for _ in range(5)]
+            first.stop(grace=0)
+            second = ServiceThread(settings()).start()
+            frames += list(stream)
+    finally:
+        for running in (first, second):
+            if running is not None and running.loop.is_running():
+                running.stop()
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    boards = draw(frames)
+    assert frames[-1].outcome == pb.SOLVED and is_solution_of(boards[-1], HARD)
+
+
+class FlakySolve:
+    """The service's stub, but the first Solve fails with UNAVAILABLE."""
+
+    def __init__(self, stub):
+        self.stub = stub
+        self.requests: list[pb.SolveRequest] = []
+
+    def __getattr__(self, name):
+        return getattr(self.stub, name)
+
+    def Solve(self, request, **kwargs):
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            return DroppedCall()
+        return self.stub.Solve(request, **kwargs)
+
+
+class DroppedCall(grpc.RpcError):
+    """A streaming call whose connection dropped before the first frame."""
+
+    def __next__(self):
+        raise self
+
+    def cancel(self):
+        pass
+
+    def code(self):
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self):
+        return "Socket closed"
+
+
+def test_a_retried_solve_sends_the_same_request_id(client):
+    client.retry = FAST_RETRY
+    client._stub = flaky = FlakySolve(client._stub)
+    assert client.solve(WIKIPEDIA).solution == WIKIPEDIA_SOLUTION
+    assert len(flaky.requests) == 2 and flaky.requests[0] == flaky.requests[1]
+    assert flaky.requests[0].request_id
+    again = client.solve(WIKIPEDIA)
+    assert flaky.requests[2].request_id != flaky.requests[0].request_id
+    assert again.solution == WIKIPEDIA_SOLUTION
+
+
+def test_the_same_request_id_attaches_to_the_same_job(client):
+    request_id = f"test-{time.monotonic_ns()}"
+    assert client.solve(HARD, request_id=request_id).job_id == client.solve(HARD, request_id=request_id).job_id
+
+
+def test_hint_and_count(client):
+    hint = client.hint(WIKIPEDIA, include_candidates=True)
+    assert hint.kind == pb.HintReply.NEXT_MOVE
+    assert WIKIPEDIA_SOLUTION[hint.move.cell] == str(hint.move.value)
+    assert len(hint.candidates) == 81
+    wrong = client.hint(WIKIPEDIA, "..1" + "." * 78)  # r1c3 should be 4
+    assert wrong.kind == pb.HintReply.WRONG_ENTRY and wrong.wrong.should_be == 4
+    assert client.count(WIKIPEDIA).verdict == pb.CountReply.UNIQUE
+    multiple = client.count(puzzles("multi_solution_16_clue")[0], limit=3)
+    assert multiple.count == 3 and multiple.verdict == pb.CountReply.MULTIPLE
+    assert client.count(WIKIPEDIA, limit=1, include_solution=True).solution == WIKIPEDIA_SOLUTION
+
+
+def test_count_batch_keeps_input_order_and_reports_bad_boards(client):
+    unique = puzzles("17_clue") + puzzles("magictour_top1465")
+    good = unique + puzzles("multi_solution_16_clue")[:20] + puzzles("invalid_no_solution")[:5]
+    boards = good[:100] + ["not a board"] + good[100:] + ["1" * 80]
+    items = list(client.count_batch(iter(boards), window=64))
+    assert [item.index for item in items] == list(range(len(boards)))
+    assert [item.board for item in items] == boards
+    bad = [item for item in items if item.error]
+    assert [item.index for item in bad] == [100, len(boards) - 1]
+    assert bad[0].error.code == grpc.StatusCode.INVALID_ARGUMENT and "board" in bad[0].error.message
+    assert bad[0].verdict_name == "ERROR"
+    verdicts = [item.verdict_name for item in items if not item.error]
+    assert verdicts == ["UNIQUE"] * len(unique) + ["MULTIPLE"] * 20 + ["NONE"] * 5
+
+
+def test_count_batch_reads_its_input_only_a_window_ahead(client):
+    window = 32
+    taken = 0
+
+    def boards():
+        nonlocal taken
+        for board in puzzles("17_clue") + puzzles("magictour_top1465"):
+            taken += 1
+            yield board
+
+    ahead = []
+    for item in client.count_batch(boards(), window=window, include_solution=True, limit=1):
+        ahead.append(taken - item.index)
+        assert is_solution_of(item.reply.solution, item.board)
+    assert max(ahead) <= window + 1
+
+
+def test_an_unreachable_address_is_unavailable_and_named():
+    address = f"127.0.0.1:{free_port()}"
+    with Client(address, retry=Retry(attempts=2, base=0.01)) as client:
+        with pytest.raises(SudokuError) as err:
+            client.count(WIKIPEDIA)
+    assert err.value.code == grpc.StatusCode.UNAVAILABLE and err.value.unreachable
+    assert err.value.address == address
+
+
+def test_the_address_comes_from_sudoku_addr(monkeypatch):
+    monkeypatch.setenv("SUDOKU_ADDR", "example.invalid:1234")
+    with Client() as client:
+        assert client.address == "example.invalid:1234"
+    with Client("other:1") as client:
+        assert client.address == "other:1"
+    monkeypatch.delenv("SUDOKU_ADDR")
+    with Client() as client:
+        assert client.address == "localhost:50051"
+
+
+def test_the_async_client_does_the_same(service):
+    async def main():
+        async with AsyncClient(service.address, timeout=30) as client:
+            result = await client.solve(WIKIPEDIA)
+            assert result.solution == WIKIPEDIA_SOLUTION
+            drawing = Drawing()
+            stream = client.watch(HARD, duration=1, fps=20)
+            seqs = []
+            async for frame in stream:
+                drawing.apply(frame)
+                seqs.append(frame.seq)
+                if frame.seq == 3:
+                    stream.pause()
+                    await asyncio.sleep(0.2)
+                    stream.resume()
+            assert seqs == list(range(1, len(seqs) + 1))
+            assert drawing.text == drawing.solution and is_solution_of(drawing.text, HARD)
+            assert (await client.hint(WIKIPEDIA)).kind == pb.HintReply.NEXT_MOVE
+            assert (await client.count(WIKIPEDIA)).verdict == pb.CountReply.UNIQUE
+            boards = puzzles("17_clue")[:200] + ["bad"]
+            items = [item async for item in client.count_batch(boards, window=16)]
+            assert [item.board for item in items] == boards
+            assert items[-1].error.code == grpc.StatusCode.INVALID_ARGUMENT
+            long = client.watch(LONG, strategy="naive", steps_per_frame=1000)
+            await long.__anext__()
+            assert await long.cancel()
+            last = [frame async for frame in client.attach(long.job_id, after_seq=long.last_seq)][-1]
+            assert last.outcome == pb.CANCELLED
+            with pytest.raises(SudokuError) as err:
+                await client.solve("1" * 82)
+            assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT and "82" in err.value.message
+
+    asyncio.run(main())
+
+
+def test_the_async_client_resumes_when_the_service_restarts(redis_url, workers):
+    port = free_port()
+    settings = lambda: Settings.from_env({}, redis_url=redis_url, listen=f"127.0.0.1:{port}", workers=0)  # noqa: E731
+    first = ServiceThread(settings()).start()
+    running = [first]
+
+    async def main():
+        async with AsyncClient(first.address, retry=FAST_RETRY) as client:
+            frames = []
+            async for frame in client.watch(HARD, duration=1.5, fps=20, strategy="naive"):
+                frames.append(frame)
+                if len(frames) == 5:
+                    await asyncio.to_thread(first.stop, 0)
+                    running.append(await asyncio.to_thread(ServiceThread(settings()).start))
+            return frames
+
+    try:
+        frames = asyncio.run(main())
+    finally:
+        for service in running:
+            if service.loop.is_running():
+                service.stop()
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    assert draw(frames)[-1] == frames[-1].solution
+
+
+def make_certificate(folder) -> tuple[bytes, bytes]:
+    """A self-signed certificate for localhost (key, certificate), by openssl."""
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )
+    return key.read_bytes(), cert.read_bytes()
+
+
+class EchoAuthorization(sudoku_pb2_grpc.SudokuServicer):
+    """A stand-in service answering Cancel with whether a bearer token came."""
+
+    def Cancel(self, request, context):
+        metadata = dict(context.invocation_metadata())
+        return pb.CancelReply(cancelled=metadata.get("authorization") == "Bearer s3cret")
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
+def test_tls_with_a_ca_file_and_a_bearer_token(tmp_path):
+    key, cert = make_certificate(tmp_path)
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    sudoku_pb2_grpc.add_SudokuServicer_to_server(EchoAuthorization(), server)
+    port = server.add_secure_port("localhost:0", grpc.ssl_server_credentials([(key, cert)]))
+    server.start()
+    try:
+        with Client(f"localhost:{port}", ca_file=str(tmp_path / "cert.pem"), token="s3cret") as client:
+            assert client.cancel("0" * 32)
+        with Client(f"localhost:{port}", ca_file=str(tmp_path / "cert.pem")) as client:
+            assert not client.cancel("0" * 32)
+        with Client(f"localhost:{port}", retry=Retry(attempts=0)) as client:  # plaintext to a TLS port
+            with pytest.raises(SudokuError) as err:
+                client.cancel("0" * 32)
+            assert err.value.code == grpc.StatusCode.UNAVAILABLE
+    finally:
+        server.stop(0)
