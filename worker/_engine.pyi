@@ -1,0 +1,51 @@
+"""Typed stubs of the C extension worker._engine; the contract is in worker.engine."""
+
+from typing import Literal, final
+
+Status = Literal["running", "solved", "exhausted", "gave_up"]
+
+@final
+class Stepper:
+    def __init__(
+        self,
+        board: str,
+        *,
+        strategy: Literal["mrv", "naive"] = "mrv",
+        tie_break: Literal["rotate", "first", "random"] = "rotate",
+        seed: int = 0,
+        max_steps: int | None = None,
+        limit: int = 1,
+    ) -> None: ...
+    def run(self, budget: int, /) -> bytes:
+        """Take up to `budget` steps; 2 bytes (cell, value or 0) per step."""
+    def skip(self, budget: int, /) -> int:
+        """Take up to `budget` steps without events; return how many."""
+    @property
+    def status(self) -> Status: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def placements(self) -> int: ...
+    @property
+    def retractions(self) -> int: ...
+    @property
+    def solutions(self) -> int: ...
+    @property
+    def cursor(self) -> int:
+        """The cell the next step changes, or -1 when the search is over."""
+    @property
+    def board(self) -> str: ...
+    @property
+    def solution(self) -> str | None: ...
+    @property
+    def conflicts(self) -> list[int]: ...
+
+def parse_board(board: str, /) -> bytes:
+    """81 bytes, 0 for a blank, 1-9; ValueError/TypeError on a bad board."""
+
+def solve(board: str, /) -> str | None:
+    """The first solution, or None when there is none."""
+
+def count(board: str, limit: int = 2, max_steps: int | None = None) -> tuple[int, bool]:
+    """(solutions found up to `limit`, complete). `max_steps` caps GUESSES
+    (branching decisions of the fast path), not stepper steps; >= 1 or None."""

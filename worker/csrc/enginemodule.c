@@ -1,0 +1,674 @@
+/*
+ * enginemodule.c: the CPython binding of the engine, `worker._engine`.
+ *
+ * Thin by design: the searches live in stepper.c and fastpath.c (pure C);
+ * this file converts arguments, validates them (it is the one place that
+ * does: parse_board's messages are the ones users see), releases the GIL
+ * around long C calls and guards a Stepper against use by two threads.
+ *
+ * Multi-phase init with per-module state (PEP 489, PEP 573): no static
+ * mutable state, so the module can be loaded in several interpreters.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "fastpath.h"
+#include "stepper.h"
+
+/* Slices shorter than this run with the GIL held: releasing and taking it
+ * back costs about as much as a thousand steps. */
+#define GIL_RELEASE_STEPS 1024
+/* run() grows its event buffer in slices of at least this many steps, so a
+ * huge budget does not allocate 2 bytes per step up front. */
+#define RUN_CHUNK_STEPS (1u << 20)
+
+#define CELL_RULE "is not 1-9, '.' or '0'"
+
+typedef struct {
+    PyTypeObject *stepper_type;
+} engine_state;
+
+typedef struct {
+    PyObject_HEAD
+    int busy; /* a call is running on this stepper (checked under the GIL) */
+    stepper core;
+} StepperObject;
+
+/* ---- Arguments ---- */
+
+static int is_ascii_space(Py_UCS4 ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
+           ch == '\v' || ch == '\f';
+}
+
+static int bad_cell(Py_ssize_t index, Py_UCS4 ch)
+{
+    PyObject *shown = PyUnicode_FromOrdinal((int)ch);
+    if (shown == NULL)
+        return -1;
+    if (index < 81)
+        PyErr_Format(PyExc_ValueError, "cell r%dc%d: %R " CELL_RULE,
+                     (int)(index / 9) + 1, (int)(index % 9) + 1, shown);
+    else
+        PyErr_Format(PyExc_ValueError, "cell %zd: %R " CELL_RULE,
+                     index + 1, shown);
+    Py_DECREF(shown);
+    return -1;
+}
+
+/*
+ * Reads a board: 81 cells '1'-'9', '.' or '0', ASCII whitespace ignored.
+ * One pass over the string, whatever its length, and the message is built
+ * from one character: a 10 MB string costs a scan, nothing more. The first
+ * bad character is reported before a wrong length.
+ */
+static int parse_cells(PyObject *board, uint8_t cells[81])
+{
+    if (!PyUnicode_Check(board)) {
+        PyErr_Format(PyExc_TypeError,
+                     "board must be a str of 81 cells ('1'-'9', '.' or '0'), "
+                     "not %.100s", Py_TYPE(board)->tp_name);
+        return -1;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(board), n = 0;
+    int kind = PyUnicode_KIND(board);
+    const void *data = PyUnicode_DATA(board);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        uint8_t value;
+        if (ch >= '1' && ch <= '9')
+            value = (uint8_t)(ch - '0');
+        else if (ch == '.' || ch == '0')
+            value = 0;
+        else if (is_ascii_space(ch))
+            continue;
+        else
+            return bad_cell(n, ch);
+        if (n < 81)
+            cells[n] = value;
+        n++;
+    }
+    if (n != 81) {
+        PyErr_Format(PyExc_ValueError, "expected 81 cells, got %zd", n);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Converts an int argument >= `min` to uint64_t. Ints too big for 63 bits
+ * saturate to UINT64_MAX, which means "no limit" for every count here.
+ */
+static int as_count(PyObject *obj, const char *name, uint64_t min, uint64_t *out)
+{
+    if (!PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s",
+                     name, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *index = PyNumber_Index(obj);
+    if (index == NULL)
+        return -1;
+    int overflow;
+    long long value = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (value == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow > 0) {
+        *out = UINT64_MAX;
+        return 0;
+    }
+    if (overflow < 0 || value < 0 || (uint64_t)value < min) {
+        if (overflow < 0)
+            PyErr_Format(PyExc_ValueError, "%s must be >= %llu, got a huge "
+                         "negative int", name, (unsigned long long)min);
+        else
+            PyErr_Format(PyExc_ValueError, "%s must be >= %llu, got %lld",
+                         name, (unsigned long long)min, value);
+        return -1;
+    }
+    *out = (uint64_t)value;
+    return 0;
+}
+
+/* None means "no cap". */
+static int as_cap(PyObject *obj, const char *name, uint64_t min, uint64_t *out)
+{
+    if (obj == NULL || obj == Py_None) {
+        *out = STEPPER_NO_CAP;
+        return 0;
+    }
+    return as_count(obj, name, min, out);
+}
+
+static int as_seed(PyObject *obj, uint64_t *out)
+{
+    if (!PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "seed must be an int, not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *index = PyNumber_Index(obj);
+    if (index == NULL)
+        return -1;
+    unsigned long long value = PyLong_AsUnsignedLongLong(index);
+    Py_DECREF(index);
+    if (value == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "seed must be in 0..2**64-1");
+        }
+        return -1;
+    }
+    *out = (uint64_t)value;
+    return 0;
+}
+
+/* Names a bad option value without echoing a huge string back. */
+static int unknown_option(const char *name, PyObject *value, const char *expected)
+{
+    if (PyUnicode_GET_LENGTH(value) <= 40)
+        PyErr_Format(PyExc_ValueError, "unknown %s %R: expected %s",
+                     name, value, expected);
+    else
+        PyErr_Format(PyExc_ValueError, "unknown %s (a str of %zd "
+                     "characters): expected %s", name,
+                     PyUnicode_GET_LENGTH(value), expected);
+    return -1;
+}
+
+static int as_strategy(PyObject *obj, stepper_strategy *out)
+{
+    if (PyUnicode_CompareWithASCIIString(obj, "mrv") == 0)
+        *out = STEPPER_MRV;
+    else if (PyUnicode_CompareWithASCIIString(obj, "naive") == 0)
+        *out = STEPPER_NAIVE;
+    else
+        return unknown_option("strategy", obj, "'mrv' or 'naive'");
+    return 0;
+}
+
+static int as_tie_break(PyObject *obj, stepper_tie_break *out)
+{
+    if (PyUnicode_CompareWithASCIIString(obj, "rotate") == 0)
+        *out = STEPPER_TIE_ROTATE;
+    else if (PyUnicode_CompareWithASCIIString(obj, "first") == 0)
+        *out = STEPPER_TIE_FIRST;
+    else if (PyUnicode_CompareWithASCIIString(obj, "random") == 0)
+        *out = STEPPER_TIE_RANDOM;
+    else
+        return unknown_option("tie_break", obj, "'rotate', 'first' or 'random'");
+    return 0;
+}
+
+static PyObject *board_str(const uint8_t cells[81])
+{
+    char text[81];
+    for (int i = 0; i < 81; i++)
+        text[i] = cells[i] ? (char)('0' + cells[i]) : '.';
+    return PyUnicode_FromStringAndSize(text, 81);
+}
+
+/* ---- Stepper ---- */
+
+/* Claims the stepper for this call. The flag is read and set with the GIL
+ * held, so two threads cannot both claim it; the second gets an error
+ * instead of racing the first through the C state. */
+static int claim(StepperObject *self)
+{
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this Stepper is in use by another thread");
+        return -1;
+    }
+    self->busy = 1;
+    return 0;
+}
+
+static PyObject *Stepper_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"board", "strategy", "tie_break", "seed",
+                             "max_steps", "limit", NULL};
+    PyObject *board, *strategy = NULL, *tie_break = NULL, *seed = NULL;
+    PyObject *max_steps = NULL, *limit = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$UUOOO:Stepper", kwlist,
+                                     &board, &strategy, &tie_break, &seed,
+                                     &max_steps, &limit))
+        return NULL;
+    uint8_t cells[81];
+    stepper_options opt = {STEPPER_MRV, STEPPER_TIE_ROTATE, 0, STEPPER_NO_CAP, 1};
+    if (parse_cells(board, cells) < 0 ||
+        (strategy && as_strategy(strategy, &opt.strategy) < 0) ||
+        (tie_break && as_tie_break(tie_break, &opt.tie_break) < 0) ||
+        (seed && as_seed(seed, &opt.seed) < 0) ||
+        as_cap(max_steps, "max_steps", 0, &opt.max_steps) < 0 ||
+        (limit && as_count(limit, "limit", 1, &opt.limit) < 0))
+        return NULL;
+    StepperObject *self = (StepperObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    if (stepper_init(&self->core, cells, &opt) != STEPPER_OK) {
+        /* Unreachable: everything was validated above. */
+        Py_DECREF(self);
+        PyErr_SetString(PyExc_SystemError, "stepper_init rejected its input");
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void Stepper_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free(self);
+    Py_DECREF(type); /* instances of heap types own a reference to it */
+}
+
+static uint64_t run_slice(StepperObject *self, uint8_t *events, uint64_t budget)
+{
+    uint64_t n;
+    if (budget < GIL_RELEASE_STEPS)
+        return events ? stepper_run(&self->core, events, budget)
+                      : stepper_skip(&self->core, budget);
+    Py_BEGIN_ALLOW_THREADS
+    n = events ? stepper_run(&self->core, events, budget)
+               : stepper_skip(&self->core, budget);
+    Py_END_ALLOW_THREADS
+    return n;
+}
+
+/* Replaces *out by a copy with room for `steps` events. On failure *out is
+ * untouched and the error is set. */
+static int grow_events(PyObject **out, uint64_t used, uint64_t steps)
+{
+    if (steps > (uint64_t)(PY_SSIZE_T_MAX / 2)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *bigger = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(2 * steps));
+    if (bigger == NULL)
+        return -1;
+    memcpy(PyBytes_AS_STRING(bigger), PyBytes_AS_STRING(*out), (size_t)(2 * used));
+    Py_SETREF(*out, bigger);
+    return 0;
+}
+
+/*
+ * Runs up to `budget` steps into a bytes object. The buffer starts at one
+ * chunk and doubles, so its size follows the steps taken, not the budget.
+ * If growing fails after some steps were taken, their events are returned
+ * (fewer than budget while still running) rather than lost with an error.
+ */
+static PyObject *run_events(StepperObject *self, uint64_t budget)
+{
+    uint64_t room = self->core.opt.max_steps - self->core.steps;
+    if (self->core.status != STEPPER_RUNNING)
+        budget = 0;
+    if (budget > room)
+        budget = room;
+    uint64_t size = budget < RUN_CHUNK_STEPS ? budget : RUN_CHUNK_STEPS;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(2 * size));
+    if (out == NULL)
+        return NULL;
+    uint64_t done = 0;
+    for (;;) {
+        uint8_t *events = (uint8_t *)PyBytes_AS_STRING(out) + 2 * done;
+        uint64_t wanted = size - done;
+        uint64_t taken = run_slice(self, events, wanted);
+        done += taken;
+        if (taken < wanted || done == budget)
+            break;
+        uint64_t bigger = size * 2 < budget ? size * 2 : budget;
+        if (grow_events(&out, done, bigger) < 0) {
+            if (done == 0) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            PyErr_Clear();
+            break;
+        }
+        size = bigger;
+    }
+    if (done < size && _PyBytes_Resize(&out, (Py_ssize_t)(2 * done)) < 0)
+        return NULL;
+    return out;
+}
+
+static PyObject *Stepper_run(PyObject *op, PyObject *arg)
+{
+    StepperObject *self = (StepperObject *)op;
+    uint64_t budget;
+    if (as_count(arg, "budget", 0, &budget) < 0 || claim(self) < 0)
+        return NULL;
+    PyObject *events = run_events(self, budget);
+    self->busy = 0;
+    return events;
+}
+
+static PyObject *Stepper_skip(PyObject *op, PyObject *arg)
+{
+    StepperObject *self = (StepperObject *)op;
+    uint64_t budget;
+    if (as_count(arg, "budget", 0, &budget) < 0 || claim(self) < 0)
+        return NULL;
+    uint64_t taken = run_slice(self, NULL, budget);
+    self->busy = 0;
+    return PyLong_FromUnsignedLongLong(taken);
+}
+
+/* Getters refuse while another thread runs the stepper: they would read
+ * state that is being written without the GIL. */
+static int readable(StepperObject *self)
+{
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this Stepper is in use by another thread");
+        return 0;
+    }
+    return 1;
+}
+
+#define COUNTER_GETTER(field)                                           \
+    static PyObject *Stepper_get_##field(PyObject *op, void *closure)  \
+    {                                                                   \
+        (void)closure;                                                  \
+        StepperObject *self = (StepperObject *)op;                      \
+        if (!readable(self))                                            \
+            return NULL;                                                \
+        return PyLong_FromUnsignedLongLong(self->core.field);          \
+    }
+COUNTER_GETTER(steps)
+COUNTER_GETTER(placements)
+COUNTER_GETTER(retractions)
+COUNTER_GETTER(solutions)
+
+static const char *status_name(stepper_status status)
+{
+    switch (status) {
+    case STEPPER_RUNNING: return "running";
+    case STEPPER_SOLVED: return "solved";
+    case STEPPER_EXHAUSTED: return "exhausted";
+    case STEPPER_GAVE_UP: return "gave_up";
+    }
+    return "unknown";
+}
+
+static PyObject *Stepper_get_status(PyObject *op, void *closure)
+{
+    (void)closure;
+    StepperObject *self = (StepperObject *)op;
+    if (!readable(self))
+        return NULL;
+    return PyUnicode_FromString(status_name(self->core.status));
+}
+
+static PyObject *Stepper_get_cursor(PyObject *op, void *closure)
+{
+    (void)closure;
+    StepperObject *self = (StepperObject *)op;
+    if (!readable(self))
+        return NULL;
+    return PyLong_FromLong(stepper_cursor(&self->core));
+}
+
+static PyObject *Stepper_get_board(PyObject *op, void *closure)
+{
+    (void)closure;
+    StepperObject *self = (StepperObject *)op;
+    if (!readable(self))
+        return NULL;
+    return board_str(self->core.board);
+}
+
+static PyObject *Stepper_get_solution(PyObject *op, void *closure)
+{
+    (void)closure;
+    StepperObject *self = (StepperObject *)op;
+    if (!readable(self))
+        return NULL;
+    if (self->core.solutions == 0)
+        Py_RETURN_NONE;
+    return board_str(self->core.solution);
+}
+
+/* The search never places a value that conflicts, so the current board's
+ * conflicts are the givens' conflicts. */
+static PyObject *Stepper_get_conflicts(PyObject *op, void *closure)
+{
+    (void)closure;
+    StepperObject *self = (StepperObject *)op;
+    if (!readable(self))
+        return NULL;
+    uint8_t cells[81];
+    int n = stepper_conflicts(self->core.board, cells);
+    PyObject *list = PyList_New(n);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *cell = PyLong_FromLong(cells[i]);
+        if (cell == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, cell);
+    }
+    return list;
+}
+
+static PyObject *Stepper_repr(PyObject *op)
+{
+    StepperObject *self = (StepperObject *)op;
+    if (self->busy)
+        return PyUnicode_FromString("<Stepper in use>");
+    return PyUnicode_FromFormat(
+        "<Stepper status=%s steps=%llu solutions=%llu cursor=%d>",
+        status_name(self->core.status), (unsigned long long)self->core.steps,
+        (unsigned long long)self->core.solutions, stepper_cursor(&self->core));
+}
+
+PyDoc_STRVAR(Stepper_run_doc,
+"run(budget, /) -> bytes\n--\n\n"
+"Take up to `budget` steps and return their events, 2 bytes per step:\n"
+"the cell (0-80), then the value placed (1-9) or 0 for a retraction.\n"
+"Fewer steps than `budget` only when the search ended; b'' once it is over.\n"
+"Slicing never changes the search. The GIL is released for slices of\n"
+"1024 steps or more.");
+
+PyDoc_STRVAR(Stepper_skip_doc,
+"skip(budget, /) -> int\n--\n\n"
+"Take up to `budget` steps like run(), without recording events; return\n"
+"the number taken. skip(a) then run(b) gives the tail of run(a + b).");
+
+static PyMethodDef Stepper_methods[] = {
+    {"run", Stepper_run, METH_O, Stepper_run_doc},
+    {"skip", Stepper_skip, METH_O, Stepper_skip_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Stepper_getset[] = {
+    {"status", Stepper_get_status, NULL,
+     "'running', 'solved', 'exhausted' or 'gave_up'.", NULL},
+    {"steps", Stepper_get_steps, NULL,
+     "Steps taken: placements + retractions.", NULL},
+    {"placements", Stepper_get_placements, NULL, "Values put on the board.", NULL},
+    {"retractions", Stepper_get_retractions, NULL,
+     "Values taken back off the board (backtracks).", NULL},
+    {"solutions", Stepper_get_solutions, NULL, "Solutions found so far.", NULL},
+    {"cursor", Stepper_get_cursor, NULL,
+     "The cell the next step changes, or -1 when the search is over.", NULL},
+    {"board", Stepper_get_board, NULL,
+     "The current board: 81 characters, '.' for a blank.", NULL},
+    {"solution", Stepper_get_solution, NULL,
+     "The first solution found (81 characters), or None.", NULL},
+    {"conflicts", Stepper_get_conflicts, NULL,
+     "Sorted cells whose given value repeats in one of its units; [] when "
+     "the givens are consistent.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyDoc_STRVAR(Stepper_doc,
+"Stepper(board, *, strategy='mrv', tie_break='rotate', seed=0,\n"
+"        max_steps=None, limit=1)\n\n"
+"An observable, resumable depth-first search of one Sudoku board. A step\n"
+"is one placement or one retraction; see worker.engine for the contract.\n"
+"A Stepper is used by one thread at a time: a call while another thread\n"
+"runs it raises RuntimeError.");
+
+static PyType_Slot Stepper_slots[] = {
+    {Py_tp_new, Stepper_new},
+    {Py_tp_dealloc, Stepper_dealloc},
+    {Py_tp_repr, Stepper_repr},
+    {Py_tp_methods, Stepper_methods},
+    {Py_tp_getset, Stepper_getset},
+    {Py_tp_doc, (void *)Stepper_doc},
+    {0, NULL},
+};
+
+static PyType_Spec Stepper_spec = {
+    .name = "worker._engine.Stepper",
+    .basicsize = sizeof(StepperObject),
+    .itemsize = 0,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = Stepper_slots,
+};
+
+/* ---- Module functions ---- */
+
+PyDoc_STRVAR(parse_board_doc,
+"parse_board(board, /) -> bytes\n--\n\n"
+"Validate a board and return its 81 cells as bytes (0 blank, 1-9 value).\n"
+"Cells are '1'-'9', '.' or '0'; ASCII whitespace is ignored. ValueError\n"
+"names the first bad character's cell (e.g. \"cell r3c7: 'x' is not 1-9,\n"
+"'.' or '0'\"), else a wrong count (\"expected 81 cells, got 80\").\n"
+"TypeError when board is not a str.");
+
+static PyObject *engine_parse_board(PyObject *module, PyObject *board)
+{
+    (void)module;
+    uint8_t cells[81];
+    if (parse_cells(board, cells) < 0)
+        return NULL;
+    return PyBytes_FromStringAndSize((const char *)cells, 81);
+}
+
+PyDoc_STRVAR(solve_doc,
+"solve(board) -> str | None\n--\n\n"
+"The first solution of board (81 characters), or None when it has none\n"
+"(conflicting givens included). The unwatched fast path: no events.");
+
+static PyObject *engine_solve(PyObject *module, PyObject *board)
+{
+    (void)module;
+    uint8_t cells[81], solution[81];
+    int found;
+    if (parse_cells(board, cells) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    found = fp_solve(cells, solution);
+    Py_END_ALLOW_THREADS
+    if (!found)
+        Py_RETURN_NONE;
+    return board_str(solution);
+}
+
+PyDoc_STRVAR(count_doc,
+"count(board, limit=2, max_steps=None) -> tuple[int, bool]\n--\n\n"
+"Count board's solutions up to `limit` (>= 1) with the unwatched fast path.\n"
+"Returns (found, complete): complete is False only when the cap stopped\n"
+"the count before it reached `limit` or finished the search.\n"
+"Here max_steps caps GUESSES (branching decisions of the fast path), not\n"
+"stepper steps; None means no cap, and it must be >= 1 otherwise.");
+
+static PyObject *engine_count(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"board", "limit", "max_steps", NULL};
+    PyObject *board, *limit_obj = NULL, *cap_obj = NULL;
+    uint8_t cells[81];
+    uint64_t limit = 2, cap;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:count", kwlist,
+                                     &board, &limit_obj, &cap_obj))
+        return NULL;
+    /* fp_count reads a cap of 0 as "none", so 0 cannot be passed through. */
+    if (parse_cells(board, cells) < 0 ||
+        (limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
+        as_cap(cap_obj, "max_steps", 1, &cap) < 0)
+        return NULL;
+    fp_count_result result;
+    Py_BEGIN_ALLOW_THREADS
+    result = fp_count(cells, limit, cap == STEPPER_NO_CAP ? 0 : cap, NULL);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("(KN)", (unsigned long long)result.solutions,
+                         PyBool_FromLong(result.complete));
+}
+
+static PyMethodDef engine_methods[] = {
+    {"parse_board", engine_parse_board, METH_O, parse_board_doc},
+    {"solve", engine_solve, METH_O, solve_doc},
+    {"count", (PyCFunction)(void (*)(void))engine_count,
+     METH_VARARGS | METH_KEYWORDS, count_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- Module ---- */
+
+static int engine_exec(PyObject *module)
+{
+    engine_state *state = PyModule_GetState(module);
+    state->stepper_type =
+        (PyTypeObject *)PyType_FromModuleAndSpec(module, &Stepper_spec, NULL);
+    if (state->stepper_type == NULL)
+        return -1;
+    return PyModule_AddType(module, state->stepper_type);
+}
+
+static int engine_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    engine_state *state = PyModule_GetState(module);
+    Py_VISIT(state->stepper_type);
+    return 0;
+}
+
+static int engine_clear(PyObject *module)
+{
+    engine_state *state = PyModule_GetState(module);
+    Py_CLEAR(state->stepper_type);
+    return 0;
+}
+
+static void engine_free(void *module)
+{
+    engine_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot engine_slots[] = {
+    {Py_mod_exec, engine_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+PyDoc_STRVAR(engine_doc,
+"The Sudoku engine in C: the observable Stepper and the unwatched fast\n"
+"path (solve, count). Import it through worker.engine.");
+
+static struct PyModuleDef engine_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "worker._engine",
+    .m_doc = engine_doc,
+    .m_size = sizeof(engine_state),
+    .m_methods = engine_methods,
+    .m_slots = engine_slots,
+    .m_traverse = engine_traverse,
+    .m_clear = engine_clear,
+    .m_free = engine_free,
+};
+
+PyMODINIT_FUNC PyInit__engine(void)
+{
+    return PyModuleDef_Init(&engine_module);
+}
