@@ -1,0 +1,48 @@
+"""The sample puzzle files in tests/data, their expected solution counts, and
+an answer checker (Norvig's is_solution idea: check the answer, not the path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data"
+EMPTY = "." * 81
+WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+WIKIPEDIA_SOLUTION = (
+    "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+)
+
+
+def files(folder: Path = DATA) -> list[Path]:
+    return sorted(folder.glob("*.txt"))
+
+
+def read(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text().splitlines() if line.strip()]
+
+
+def expected_solutions(path: Path) -> tuple[int, int | None]:
+    """(min, max) solutions of every puzzle in the file, per tests/data/README.md."""
+    if "invalid" in path.name:
+        return 0, 0
+    if "multi_solution" in path.name or "serg" in path.name:
+        return 2, None
+    return 1, 1
+
+
+def all_puzzles() -> list[tuple[str, str]]:
+    """(file stem, puzzle) for every sample puzzle, files in name order."""
+    return [(path.stem, puzzle) for path in files() for puzzle in read(path)]
+
+
+def is_completion(puzzle: str, solution: str) -> bool:
+    """True when `solution` is a full valid grid that keeps every given."""
+    if len(solution) != 81 or any(ch not in "123456789" for ch in solution):
+        return False
+    if any(g not in ".0" and g != s for g, s in zip(puzzle, solution)):
+        return False
+    rows = [solution[r * 9:r * 9 + 9] for r in range(9)]
+    columns = [solution[c::9] for c in range(9)]
+    boxes = ["".join(solution[r * 9 + c] for r in range(br, br + 3) for c in range(bc, bc + 3))
+             for br in (0, 3, 6) for bc in (0, 3, 6)]
+    return all(sorted(unit) == list("123456789") for unit in rows + columns + boxes)

@@ -1,0 +1,278 @@
+"""The stepper again, in plain Python: the oracle the C one is tested against.
+
+Same constructor, `run`, `skip` and state attributes as `worker.engine.Stepper`,
+and the same event sequence and counters, step for step (the contract is in
+worker/csrc/stepper.h and the worker.engine docstring). It is written to be
+read next to that contract, not to be fast: candidates are recomputed from
+the units' used values whenever they are needed, where the C keeps them up to
+date incrementally. The two share only the board parser, `parse_board`, the
+single implementation of board validation.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+from worker._engine import parse_board
+
+STRATEGIES = ("mrv", "naive")
+TIE_BREAKS = ("rotate", "first", "random")
+VALUES = range(1, 10)
+ALL_VALUES = 0x1FF  # bit v-1 set means value v
+
+ROW, COLUMN, BOX = 0, 1, 2
+MASK64 = (1 << 64) - 1
+
+
+def units_of(cell: int) -> tuple[int, int, int]:
+    """The (row, column, box) indices of a cell."""
+    row, column = divmod(cell, 9)
+    return row, column, (row // 3) * 3 + column // 3
+
+
+UNITS = [units_of(cell) for cell in range(81)]
+UNIT_CELLS = [[[cell for cell in range(81) if UNITS[cell][kind] == unit]
+               for unit in range(9)] for kind in (ROW, COLUMN, BOX)]
+PEERS = [sorted({p for kind in (ROW, COLUMN, BOX)
+                 for p in UNIT_CELLS[kind][UNITS[cell][kind]]} - {cell})
+         for cell in range(81)]
+
+
+class SplitMix64:
+    """The tie-break generator: splitmix64, bounded draws by rejection."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform in range(n): draws under 2**64 mod n are rejected."""
+        threshold = (1 << 64) % n
+        while True:
+            x = self.next()
+            if x >= threshold:
+                return x % n
+
+
+@dataclass
+class Frame:
+    """A decided cell on the current path."""
+
+    cell: int
+    candidates: list[int]  # ascending, as when the frame was pushed
+    tried: int = 0  # how many of them have been placed so far
+    value: int = 0  # on the board now, or 0
+
+
+def find_conflicts(cells: bytes) -> list[int]:
+    """Cells whose given value repeats in one of their units, ascending."""
+    return [cell for cell in range(81)
+            if cells[cell] and any(cells[p] == cells[cell] for p in PEERS[cell])]
+
+
+def check_count(name: str, value: object, minimum: int) -> int:
+    if not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    value = operator.index(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+class Stepper:
+    """A resumable depth-first search; see worker.engine for the contract."""
+
+    def __init__(self, board: str, *, strategy: str = "mrv", tie_break: str = "rotate",
+                 seed: int = 0, max_steps: int | None = None, limit: int = 1) -> None:
+        cells = parse_board(board)
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}: expected 'mrv' or 'naive'")
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"unknown tie_break {tie_break!r}: "
+                             "expected 'rotate', 'first' or 'random'")
+        if not 0 <= check_count("seed", seed, 0) <= MASK64:
+            raise ValueError("seed must be in 0..2**64-1")
+        self._strategy, self._tie_break = strategy, tie_break
+        self._rng = SplitMix64(seed)
+        self._max_steps = None if max_steps is None else check_count("max_steps", max_steps, 0)
+        self._limit = check_count("limit", limit, 1)
+        self._board = list(cells)
+        self._used = [[0] * 9 for _ in (ROW, COLUMN, BOX)]
+        self._stack: list[Frame] = []
+        self._status = "running"
+        self._steps = self._placements = self._retractions = self._solutions = 0
+        self._solution: str | None = None
+        self._conflicts = find_conflicts(cells)
+        if self._conflicts:
+            self._status = "exhausted"
+            return
+        for cell in range(81):
+            if self._board[cell]:
+                self._mark(cell, self._board[cell])
+        self._descend()
+        self._check_cap()
+
+    # ---- the board and its units ----
+
+    def _mark(self, cell: int, value: int) -> None:
+        for kind, unit in enumerate(UNITS[cell]):
+            self._used[kind][unit] |= 1 << (value - 1)
+
+    def _unmark(self, cell: int, value: int) -> None:
+        for kind, unit in enumerate(UNITS[cell]):
+            self._used[kind][unit] &= ~(1 << (value - 1))
+
+    def _candidate_mask(self, cell: int) -> int:
+        """Bit v-1 set when value v is legal at the cell."""
+        row, column, box = UNITS[cell]
+        used = self._used
+        return ALL_VALUES & ~(used[ROW][row] | used[COLUMN][column] | used[BOX][box])
+
+    def _candidates(self, cell: int) -> list[int]:
+        mask = self._candidate_mask(cell)
+        return [v for v in VALUES if mask & (1 << (v - 1))]
+
+    def _blanks_in(self, kind: int, unit: int) -> int:
+        return sum(1 for cell in UNIT_CELLS[kind][unit] if not self._board[cell])
+
+    # ---- choosing the next cell ----
+
+    def _choose(self) -> int | None:
+        """The next cell to decide, or None when the board is full."""
+        blanks = [cell for cell in range(81) if not self._board[cell]]
+        if not blanks:
+            return None
+        if self._strategy == "naive":
+            return blanks[0]
+        sizes = {cell: self._candidate_mask(cell).bit_count() for cell in blanks}
+        fewest = min(sizes.values())
+        tied = [cell for cell in blanks if sizes[cell] == fewest]
+        # A cell with no candidate is a dead end taking no step: no tie-break,
+        # and above all no random draw.
+        if fewest == 0 or len(tied) == 1 or self._tie_break == "first":
+            return tied[0]
+        if self._tie_break == "random":
+            return tied[self._rng.below(len(tied))]
+        return min(tied, key=self._rotate_rank)
+
+    def _rotate_rank(self, cell: int) -> tuple[int, ...]:
+        depth = len(self._stack)
+        kinds = [(depth + k) % 3 for k in range(3)]
+        units = UNITS[cell]
+        return (*(self._blanks_in(kind, units[kind]) for kind in kinds), cell)
+
+    # ---- the search ----
+
+    def _descend(self) -> None:
+        """After a placement (or at the start): push the next cell to decide."""
+        cell = self._choose()
+        if cell is None:
+            self._found_solution()
+        elif candidates := self._candidates(cell):
+            self._stack.append(Frame(cell, candidates))
+        elif not self._stack:
+            self._finish()  # a dead end with nothing to retract
+        # else: a dead end, not pushed; the next step retracts the top frame.
+
+    def _found_solution(self) -> None:
+        self._solutions += 1
+        if self._solution is None:
+            self._solution = self.board
+        if self._solutions >= self._limit:
+            self._status = "solved"
+        elif not self._stack:
+            self._finish()  # a full board was given: nothing to retract
+
+    def _finish(self) -> None:
+        self._status = "solved" if self._solutions else "exhausted"
+
+    def _check_cap(self) -> None:
+        if self._status == "running" and self._steps == self._max_steps:
+            self._status = "gave_up"
+
+    def _step(self) -> tuple[int, int]:
+        frame = self._stack[-1]
+        self._steps += 1
+        if frame.value:
+            event = (frame.cell, 0)
+            self._unmark(frame.cell, frame.value)
+            self._board[frame.cell] = frame.value = 0
+            self._retractions += 1
+            if frame.tried == len(frame.candidates):
+                self._stack.pop()
+                if not self._stack:
+                    self._finish()
+        else:
+            frame.value = frame.candidates[frame.tried]
+            frame.tried += 1
+            event = (frame.cell, frame.value)
+            self._board[frame.cell] = frame.value
+            self._mark(frame.cell, frame.value)
+            self._placements += 1
+            self._descend()
+        self._check_cap()
+        return event
+
+    def run(self, budget: int, /) -> bytes:
+        """Take up to `budget` steps; return 2 bytes (cell, value) per step."""
+        budget = check_count("budget", budget, 0)
+        events = bytearray()
+        while len(events) < 2 * budget and self._status == "running":
+            events.extend(self._step())
+        return bytes(events)
+
+    def skip(self, budget: int, /) -> int:
+        """Take up to `budget` steps without keeping events; return how many."""
+        budget = check_count("budget", budget, 0)
+        taken = 0
+        while taken < budget and self._status == "running":
+            self._step()
+            taken += 1
+        return taken
+
+    # ---- read-only state ----
+
+    @property
+    def status(self) -> str:
+        return self._status
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    @property
+    def placements(self) -> int:
+        return self._placements
+
+    @property
+    def retractions(self) -> int:
+        return self._retractions
+
+    @property
+    def solutions(self) -> int:
+        return self._solutions
+
+    @property
+    def cursor(self) -> int:
+        if self._status != "running":
+            return -1
+        return self._stack[-1].cell
+
+    @property
+    def board(self) -> str:
+        return "".join(str(v) if v else "." for v in self._board)
+
+    @property
+    def solution(self) -> str | None:
+        return self._solution
+
+    @property
+    def conflicts(self) -> list[int]:
+        return list(self._conflicts)
