@@ -360,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(exc.message)
         return exc.code
     except KeyboardInterrupt:
+        say("interrupted")
         return 130
     except BrokenPipeError:
         # `sudoku batch ... | head`: the reader left. Point stdout at

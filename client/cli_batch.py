@@ -142,7 +142,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                 detail = item.error.message if item.error.code.name == "INVALID_ARGUMENT" else str(item.error)
                 message = f"{source}, line {number}: {detail}"
                 if progress:
-                    progress.console.print(message, markup=False, highlight=False)
+                    progress.console.print(f"sudoku: {message}", markup=False, highlight=False)
                 else:
                     say(message)
             writer.writerow(result_row(item, args.solve))

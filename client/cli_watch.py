@@ -257,9 +257,12 @@ async def watch_async(args: argparse.Namespace, board: str) -> int:
         watched = [Watched(s, client.watch(board, duration=args.duration, fps=args.fps, strategy=s))
                    for s in strategies]
         session = Session(watched, console, args.plain, sys.stdout)
-        await session.run()
+        try:
+            await session.run()
+        finally:  # also after q or Ctrl-C: say where each search stopped
+            for w in watched:
+                say(summary(w))
     for w in watched:
-        say(summary(w))
         conflicts = w.shown.drawing.conflicts
         if conflicts:
             say(f"unsolvable: the givens conflict at {', '.join(cell_name(c) for c in conflicts)}")
