@@ -85,7 +85,9 @@ class EmbeddedRedis:
         finally:
             client.close()
 
-    def stop(self) -> None:
+    def kill(self) -> None:
+        """Stops redis-server but keeps its directory: start() brings it back
+        on the same socket (with no data: nothing is persisted)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -93,4 +95,7 @@ class EmbeddedRedis:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+    def stop(self) -> None:
+        self.kill()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -124,10 +124,18 @@ class _Shard:
                 waiter.future.set_result([e for e in entries if id_key(e[0]) > after])
 
     def _fail_all(self, exc: Exception) -> None:
-        for waiting in self.waiters.values():
-            for waiter in waiting:
-                if not waiter.future.done():
-                    waiter.future.set_exception(exc)
+        self.fail_matching("", exc)
+
+    def fail_matching(self, prefix: str, exc: Exception) -> None:
+        for key, waiting in self.waiters.items():
+            if key.startswith(prefix):
+                for waiter in waiting:
+                    if not waiter.future.done():
+                        waiter.future.set_exception(exc)
+
+
+class ShuttingDown(Exception):
+    """The service is stopping; the reader should end its stream."""
 
 
 class StreamHub:
@@ -138,6 +146,15 @@ class StreamHub:
         self.url = url
         self.waker = waker
         self.shards = [_Shard(url, i) for i in range(shards)]
+        self.closing = False
+
+    def end_streams(self, prefix: str) -> None:
+        """Ends every wait on a stream whose key starts with `prefix`, now and
+        from now on, with ShuttingDown (graceful shutdown of frame relays)."""
+        self.closing = True
+        self.closing_prefix = prefix
+        for shard in self.shards:
+            shard.fail_matching(prefix, ShuttingDown())
 
     def start(self) -> None:
         for shard in self.shards:
@@ -147,6 +164,8 @@ class StreamHub:
         await asyncio.gather(*(s.close() for s in self.shards))
 
     async def wait(self, key: str, after: str) -> list[Entry]:
+        if self.closing and key.startswith(self.closing_prefix):
+            raise ShuttingDown()
         shard = self.shards[zlib.crc32(key.encode()) % len(self.shards)]
         return await shard.wait(key, after, self.waker)
 

@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 
-from service.hub import StreamHub
+from service.hub import ShuttingDown, StreamHub
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -78,6 +78,8 @@ async def frames(hub: StreamHub, job_id: str, after_seq: int, fps: float = 0.0) 
             if resync and not frame.board:
                 continue
             resync = False
+            if hub.closing:
+                raise ShuttingDown()
             if interval and seq > 1:
                 now = loop.time()
                 if next_due > now:

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import time
 from dataclasses import dataclass
 
 import grpc
@@ -22,11 +23,11 @@ from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
-from service import relay, validate
+from service import metrics, relay, security, validate
 from service.batch import BatchCounter, TooMany, count_reply
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
-from service.hub import StreamHub
+from service.hub import ShuttingDown, StreamHub
 from service.jobs import Jobs, QueueFull, new_job_id
 from service.relay import JobFailed, Trimmed
 from service.validate import Invalid
@@ -42,6 +43,10 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     if isinstance(exc, Invalid):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+    if isinstance(exc, ShuttingDown):
+        return grpc.StatusCode.UNAVAILABLE, (
+            "the service is shutting down; resume with Watch(job_id, after_seq) on another instance"
+        )
     if isinstance(exc, TooMany):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, QueueFull):
@@ -109,6 +114,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         job_id = spec.job_id
         if request.request_id:
             job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
+        queued_at = time.monotonic()
         if job_id == spec.job_id:
             try:
                 await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
@@ -122,6 +128,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             async for frame in relay.frames(self.hub, job_id, 0, fps):
                 yield frame
             finished = True
+            if fps == 0 and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
+                metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
                 await asyncio.shield(self._cancel_quietly(job_id))
@@ -185,6 +193,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             yield reply
 
 
+HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
+
+
 @dataclass
 class App:
     """A running service: the gRPC server and its Redis clients."""
@@ -196,23 +207,58 @@ class App:
     health: health_aio.HealthServicer
     redis: AsyncRedis
     sync_redis: Redis
+    monitor: asyncio.Task | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
+        """Graceful shutdown: health goes NOT_SERVING, open frame streams end
+        with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
+        refused, and unary calls in flight get `grace` seconds to finish."""
+        if self.monitor is not None:
+            self.monitor.cancel()
         await self.health.enter_graceful_shutdown()
+        self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
         await self.hub.close()
         await self.redis.aclose()
         self.sync_redis.close()
 
 
+async def _redis_ok(redis: AsyncRedis) -> bool:
+    try:
+        await asyncio.wait_for(redis.ping(), HEALTH_EVERY)
+        return True
+    except (RedisError, OSError, TimeoutError):
+        return False
+
+
+async def _set_health(health: health_aio.HealthServicer, serving: bool) -> None:
+    status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+    for name in ("", SERVICE_NAME):
+        await health.set(name, status)
+
+
+async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, serving: bool) -> None:
+    """Health follows Redis: NOT_SERVING while it cannot be reached, so a
+    load balancer sends nobody here who would only get UNAVAILABLE."""
+    while True:
+        await asyncio.sleep(HEALTH_EVERY)
+        now = await _redis_ok(redis)
+        if now != serving:
+            await _set_health(health, now)
+            log.warning("redis %s", "is back: SERVING" if now else "cannot be reached: NOT_SERVING")
+            serving = now
+
+
 async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
+    security.check(settings)  # before anything is opened: a bad setting leaks nothing
     url = settings.redis_url
     redis = AsyncRedis.from_url(url, health_check_interval=10)
     sync_redis = Redis.from_url(url, health_check_interval=10)
     hub = StreamHub(url, waker=redis)
     jobs = Jobs(settings, sync_redis, hub)
     server = grpc.aio.server(
+        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings)],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[("grpc.so_reuseport", 0)],
     )
@@ -223,11 +269,13 @@ async def start(settings: Settings) -> App:
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(settings.listen)
+    port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
     await server.start()
-    for name in ("", SERVICE_NAME):
-        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return App(settings, server, port, hub, health, redis, sync_redis)
+    app = App(settings, server, port, hub, health, redis, sync_redis)
+    serving = await _redis_ok(redis)
+    await _set_health(health, serving)
+    app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")
+    return app

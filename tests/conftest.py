@@ -32,8 +32,9 @@ def redis(redis_url):
 
 @pytest.fixture(scope="session")
 def workers(redis_url):
-    supervisor = Supervisor(WORKERS, redis_url)
+    supervisor = Supervisor(WORKERS, redis_url, env={"SUDOKU_TEST_HOOKS": "1"})
     supervisor.start()
+    supervisor.check_in_background()  # fault tests kill workers; replace them
     yield supervisor
     supervisor.stop()
 

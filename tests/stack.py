@@ -51,6 +51,8 @@ class ServiceThread:
         return channel, pb_grpc.SudokuStub(channel)
 
     def stop(self, grace: float = 0.5) -> None:
+        if self.loop.is_closed():
+            return  # a test stopped it already
         if self.app is not None:
             self.call(self.app.stop(grace))
         self.loop.call_soon_threadsafe(self.loop.stop)

@@ -80,7 +80,7 @@ def test_a_malformed_job_id_is_invalid_and_an_unknown_one_not_found(stub):
 
 
 def test_a_full_queue_is_resource_exhausted_at_once(custom_service):
-    service = custom_service(queue_bound=0)
+    service = custom_service(queue_bound=0, cache_ttl_s=0)  # no cached answer either
     channel, stub = service.stub()
     for call, request in (
         (stub.Solve, pb.SolveRequest(board=GOOD)),

@@ -7,6 +7,8 @@ writes its frames to the job's Redis stream (stream.py) as it goes.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from typing import Any
 
@@ -40,11 +42,20 @@ OUTCOMES = {
 }
 
 
+# Test-only: with SUDOKU_TEST_HOOKS=1 in a worker's environment, a solve
+# with this seed kills its worker, every time: the poison job of
+# tests/test_faults.py. Without the variable the seed is an ordinary seed.
+POISON_SEED = 0xDEAD_BEEF
+
+
 def solve(spec: dict[str, Any]) -> dict[str, Any]:
     """RQ job: run one solve and stream its frames."""
     job = get_current_job()
     assert job is not None, "solve runs inside an RQ job"
-    return SolveRun(job.connection, SolveSpec.from_dict(spec)).execute()
+    solve_spec = SolveSpec.from_dict(spec)
+    if solve_spec.seed == POISON_SEED and os.environ.get("SUDOKU_TEST_HOOKS") == "1":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return SolveRun(job.connection, solve_spec).execute()
 
 
 def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
@@ -74,14 +85,32 @@ class SolveRun:
 
     def execute(self) -> dict[str, Any]:
         started = self._started_at()
-        measured = self._new_stepper()
-        outcome = self._measure(measured, started)
-        if self.spec.view == "search" and outcome != "cancelled":
-            outcome = self._replay(measured.steps, outcome)
-        else:
-            self._final_frame(measured, outcome)
+        total, outcome = self._known_plan()
+        if total is None:
+            stepper = self._new_stepper()
+            outcome = self._measure(stepper, started)
+            total = stepper.steps
+            if self.spec.view == "final" or outcome == "cancelled":
+                return self._end_with(stepper, outcome)
+        elif self.spec.view == "final":
+            stepper = self._new_stepper()  # a retry: reach the known end again
+            stepper.skip(total)
+            return self._end_with(stepper, outcome)
+        stepper, outcome = self._replay(total, outcome)
         self.sink.close()
-        return summary(measured, outcome, self.sink.next_seq - 1)
+        return summary(stepper, outcome, self.sink.next_seq - 1)
+
+    def _end_with(self, stepper, outcome: str) -> dict[str, Any]:
+        self._final_frame(stepper, outcome)
+        self.sink.close()
+        return summary(stepper, outcome, self.sink.next_seq - 1)
+
+    def _known_plan(self) -> tuple[int | None, str]:
+        """The search's length and outcome, if an earlier attempt measured them."""
+        total, outcome = self.redis.hmget(self.plan_key, ["total", "outcome"])
+        if total is None:
+            return None, ""
+        return int(total), outcome.decode()
 
     def _new_stepper(self):
         spec = self.spec
@@ -105,10 +134,6 @@ class SolveRun:
 
     def _measure(self, stepper, started: float) -> str:
         """Runs the search to its end; returns how it ended."""
-        known = self.redis.hget(self.plan_key, "total")
-        if known is not None:
-            stepper.skip(int(known))
-            return self.redis.hget(self.plan_key, "outcome").decode()
         deadline = started + self.spec.time_limit_ms / 1000
         outcome = "gave_up"
         while stepper.status == "running":
@@ -144,15 +169,16 @@ class SolveRun:
             frame.cursor = -1
         self.sink.add(frame)
 
-    def _replay(self, total: int, outcome: str) -> str:
-        """Replays the measured search, one frame per boundary."""
+    def _replay(self, total: int, outcome: str):
+        """Replays the measured search, one frame per boundary; returns the
+        stepper at its end and the outcome (cancelled if asked midway)."""
         spec = self.spec
         ends = boundaries(total, spec.duration_ms * spec.fps // 1000, spec.steps_per_frame)
         stepper = self._new_stepper()
         if not ends:
             now = Snapshot.of(stepper)
             self._add_last(search_frame(0, now, now, b"", 0, True), stepper, outcome)
-            return outcome
+            return stepper, outcome
         before = Snapshot.of(stepper)
         for i, end in enumerate(ends):
             seq = self.sink.peek_seq()
@@ -172,9 +198,9 @@ class SolveRun:
                 self.sink.add(frame)
             if self.sink.cancelled and not is_last:
                 self._cancel_frame(stepper, total)
-                return "cancelled"
+                return stepper, "cancelled"
             before = after
-        return outcome
+        return stepper, outcome
 
     @staticmethod
     def _advance(stepper, end: int) -> bytes | None:

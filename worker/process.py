@@ -29,10 +29,13 @@ import time
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, SimpleWorker
+from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
+from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from sudoku import keys
+from worker import metrics
 
 log = logging.getLogger("sudoku.worker")
 
@@ -51,10 +54,13 @@ class SudokuWorker(SimpleWorker):
         execution = self.prepare_execution(job)
         beat = _Heartbeat(self, queue, execution)
         beat.start()
+        started = time.monotonic()
+        ok = False
         try:
-            self.perform_job(job, queue, execution)
+            ok = self.perform_job(job, queue, execution)
         finally:
             beat.stop()
+            metrics.job_ran(job, ok, time.monotonic() - started)
         self.set_state(WorkerStatus.IDLE)
 
 
@@ -89,7 +95,12 @@ def clean_abandoned(redis: Redis) -> None:
     if not redis.set(keys.MAINTENANCE_LOCK, os.getpid(), nx=True, px=int(MAINTENANCE_EVERY * 900)):
         return
     for name in keys.QUEUES:
-        Queue(name, connection=redis, serializer=JSONSerializer).started_job_registry.cleanup()
+        queue = Queue(name, connection=redis, serializer=JSONSerializer)
+        # The default death penalty uses SIGALRM, which only the main thread
+        # may set; this runs in a thread, so time the failure callback with
+        # a timer instead.
+        registry = StartedJobRegistry(queue=queue, death_penalty_class=TimerDeathPenalty)
+        registry.cleanup()
 
 
 def _maintain(redis: Redis, parent: int) -> None:

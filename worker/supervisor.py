@@ -14,8 +14,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
+
+from worker import metrics
 
 log = logging.getLogger("sudoku.supervisor")
 
@@ -31,13 +34,18 @@ class _Slot:
 
 
 class Supervisor:
-    def __init__(self, count: int, redis_url: str, log_level: str = "WARNING"):
+    def __init__(self, count: int, redis_url: str, log_level: str = "WARNING", env: dict[str, str] | None = None):
         self.count = count
-        self.env = dict(os.environ, REDIS_URL=redis_url, SUDOKU_LOG_LEVEL=log_level)
+        self.env = dict(os.environ, REDIS_URL=redis_url, SUDOKU_LOG_LEVEL=log_level, **(env or {}))
         self.slots = [_Slot() for _ in range(count)]
         self.stopping = False
+        self.metrics_dir: str | None = None
 
     def start(self) -> None:
+        # The workers write their metrics to files here (prometheus_client's
+        # multiprocess mode); whoever runs the supervisor serves their sum.
+        self.metrics_dir = metrics.new_dir()
+        self.env[metrics.ENV] = self.metrics_dir
         for slot in self.slots:
             self._spawn(slot)
 
@@ -56,6 +64,7 @@ class Supervisor:
         for slot in self.slots:
             if slot.proc is not None and slot.proc.poll() is not None:
                 code = slot.proc.returncode
+                metrics.process_dead(self.metrics_dir, slot.proc.pid)
                 # A worker that ran a while before dying is not a crash loop.
                 slot.backoff = 0.5 if now - slot.started_at > 30 else min(slot.backoff * 2, MAX_BACKOFF)
                 slot.restart_at = now + slot.backoff
@@ -63,6 +72,18 @@ class Supervisor:
                 slot.proc = None
             if slot.proc is None and now >= slot.restart_at:
                 self._spawn(slot)
+
+    def check_in_background(self, every: float = 0.25) -> threading.Thread:
+        """Runs check() from a thread until stop(), for callers with no loop of their own."""
+
+        def loop() -> None:
+            while not self.stopping:
+                self.check()
+                time.sleep(every)
+
+        thread = threading.Thread(target=loop, name="supervisor", daemon=True)
+        thread.start()
+        return thread
 
     def stop(self, timeout: float = 10.0) -> None:
         """Warm shutdown (each finishes its job), then SIGKILL at `timeout`."""
@@ -78,3 +99,5 @@ class Supervisor:
                 log.warning("worker %d did not stop in %.0fs; killing it", proc.pid, timeout)
                 proc.kill()
                 proc.wait()
+        if self.metrics_dir is not None:
+            metrics.remove_dir(self.metrics_dir)

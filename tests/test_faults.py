@@ -1,0 +1,254 @@
+"""Faults injected for real: workers SIGKILLed and SIGTERMed, a poison job,
+clients vanishing, overload, Redis restarting, the service shutting down.
+Each test states its pass criterion; README's "Delivery and failure
+semantics" promises what they check."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from rq import Worker
+from rq.serializers import JSONSerializer
+
+from service.embedded_redis import EmbeddedRedis
+from sudoku import keys
+from sudoku.v1 import sudoku_pb2 as pb
+from tests.conftest import make_settings
+from tests.frames_util import draw
+from tests.stack import ServiceThread, puzzles
+from worker import engine
+from worker.jobs import POISON_SEED
+from worker.supervisor import Supervisor
+
+LONG = puzzles("forum_hardest_1106")[0]  # naive: 70,940,630 steps
+EASY = puzzles("qqwing_easy")[0]
+# No solution, and naive search only finds out at the last cell (r9c9 sees
+# all nine values without any two givens clashing): it runs until stopped.
+ENDLESS = "........5........6........7........8........................9...........1234....."
+TIMEOUT = 60
+
+pytestmark = pytest.mark.slow
+
+
+def long_solve(max_steps: int = 30_000_000, **fields) -> pb.SolveRequest:
+    return pb.SolveRequest(board=LONG, strategy=pb.STRATEGY_NAIVE, max_steps=max_steps, **fields)
+
+
+def worker_running(redis, job_id: str, timeout: float = 15) -> int:
+    """The pid of the worker process running `job_id`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for worker in Worker.all(connection=redis, serializer=JSONSerializer):
+            if worker.get_current_job_id() == job_id and worker.pid:
+                return worker.pid
+        time.sleep(0.05)
+    raise AssertionError(f"no worker picked up {job_id}")
+
+
+class Reader(threading.Thread):
+    """Reads a server stream in the background, recording when each item came."""
+
+    def __init__(self, call):
+        super().__init__(daemon=True)
+        self.call = call
+        self.items: list = []
+        self.stamps: list[float] = []
+        self.error: grpc.RpcError | None = None
+        self.first = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        try:
+            for item in self.call:
+                self.items.append(item)
+                self.stamps.append(time.monotonic())
+                self.first.set()
+        except grpc.RpcError as exc:
+            self.error = exc
+        self.first.set()
+
+
+def test_a_solve_survives_its_worker_being_killed(stub, redis):
+    """SIGKILL mid-job: retried on another worker; the client's stream has
+    every seq once, in order, the same final result, within 10 s."""
+    pacing = pb.Pacing(duration_ms=10_000, fps=30, unpaced=True)
+    reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
+    assert reader.first.wait(TIMEOUT)
+    job_id = reader.items[0].job_id
+    while redis.xlen(keys.frames(job_id)) < 60:  # the replay is under way
+        time.sleep(0.01)
+    os.kill(worker_running(redis, job_id), signal.SIGKILL)
+    killed = time.monotonic()
+    reader.join(TIMEOUT)
+    assert reader.error is None, reader.error
+    frames = reader.items
+    assert reader.stamps[-1] - killed < 10
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    assert len(frames) == 301
+    draw(frames)  # every keyframe agrees with the frames before it
+    assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, 30_000_000)
+
+
+def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, redis):
+    """SIGTERM once: the worker finishes its job, then exits. SIGTERM twice:
+    the job is requeued and another worker finishes it."""
+    expected = engine.Stepper(LONG, strategy="naive", max_steps=20_000_000)
+    expected.skip(20_000_000)
+    for signals in (1, 2):
+        reader = Reader(stub.Solve(long_solve(max_steps=20_000_000), timeout=TIMEOUT))
+        assert reader.first.wait(TIMEOUT)
+        pid = worker_running(redis, reader.items[0].job_id)
+        os.kill(pid, signal.SIGTERM)
+        if signals == 2:
+            time.sleep(1.2)  # RQ ignores a second signal within a second
+            os.kill(pid, signal.SIGTERM)
+        reader.join(TIMEOUT)
+        assert reader.error is None, reader.error
+        last = reader.items[-1]
+        assert (last.outcome, last.counters.steps, last.board) == (pb.GAVE_UP, expected.steps, expected.board)
+
+
+def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_service, redis):
+    """A job that kills every worker that runs it ends ABORTED after
+    job_retries + 1 attempts; jobs around it still succeed."""
+    service = custom_service(job_retries=1)
+    channel, stub = service.stub()
+    poison = Reader(stub.Solve(pb.SolveRequest(board=EASY, seed=POISON_SEED, tie_break=pb.TIE_BREAK_RANDOM)))
+    for board in puzzles("qqwing_easy")[1:6]:
+        assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+    poison.join(TIMEOUT)
+    assert poison.error is not None and poison.error.code() == grpc.StatusCode.ABORTED
+    assert "failed on every worker" in poison.error.details()
+    assert list(stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT))[-1].outcome == pb.SOLVED
+    channel.close()
+
+
+def test_a_vanished_client_leaves_its_job_running_unless_asked(service, redis):
+    """Without cancel_on_disconnect the job finishes and can be watched; with
+    it, the job stops within a second of the client going away."""
+    for cancel in (False, True):
+        channel, stub = service.stub()
+        call = stub.Solve(long_solve(max_steps=40_000_000, cancel_on_disconnect=cancel), timeout=TIMEOUT)
+        job_id = next(call).job_id
+        worker_running(redis, job_id)
+        channel.close()  # the client vanishes
+        gone = time.monotonic()
+        channel, stub = service.stub()
+        last = list(stub.Watch(pb.WatchRequest(job_id=job_id), timeout=TIMEOUT))[-1]
+        channel.close()
+        if cancel:
+            assert last.outcome == pb.CANCELLED
+            assert time.monotonic() - gone < 1.5
+        else:
+            assert (last.outcome, last.counters.steps) == (pb.GAVE_UP, 40_000_000)
+
+
+def test_overload_is_refused_at_once(custom_service, redis):
+    """More requests than the queue bound get RESOURCE_EXHAUSTED at once."""
+    # Ceilings high enough that the first jobs run until they are cancelled.
+    service = custom_service(queue_bound=2, max_steps=10**12, max_time_ms=120_000)
+    channel, stub = service.stub()
+    endless = pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE, max_steps=10**12, time_limit_ms=120_000)
+    calls, job_ids = [], []
+    for i in range(4):
+        calls.append(stub.Solve(endless, timeout=TIMEOUT))
+        job_ids.append(next(calls[-1]).job_id)
+        if i < 2:
+            worker_running(redis, job_ids[-1], timeout=30)  # both workers busy, then two jobs wait
+    t0 = time.monotonic()
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.Solve(long_solve(), timeout=TIMEOUT))
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert time.monotonic() - t0 < 1.0
+    for job_id, call in zip(job_ids, calls):
+        stub.Cancel(pb.CancelRequest(job_id=job_id), timeout=TIMEOUT)
+        assert list(call)[-1].outcome == pb.CANCELLED
+    channel.close()
+
+
+def test_graceful_shutdown(custom_service):
+    """Health goes NOT_SERVING, open streams end UNAVAILABLE (with a hint to
+    resume), new calls are refused."""
+    service = custom_service()
+    channel, stub = service.stub()
+    health = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=TIMEOUT)
+    assert next(health).status == health_pb2.HealthCheckResponse.SERVING
+    pacing = pb.Pacing(duration_ms=20_000, fps=10)
+    reader = Reader(stub.Solve(pb.SolveRequest(board=EASY, view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
+    while len(reader.items) < 3:
+        time.sleep(0.05)
+    stopper = threading.Thread(target=service.stop, kwargs={"grace": 2.0})
+    stopper.start()
+    assert next(health).status == health_pb2.HealthCheckResponse.NOT_SERVING
+    reader.join(TIMEOUT)
+    assert reader.error is not None and reader.error.code() == grpc.StatusCode.UNAVAILABLE
+    assert "Watch" in reader.error.details()
+    stopper.join(TIMEOUT)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CountSolutions(pb.CountRequest(board=EASY), timeout=5)
+    assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+    channel.close()
+
+
+@pytest.fixture
+def own_stack():
+    """A Redis, workers and service of this test's own, to restart Redis under."""
+    redis_server = EmbeddedRedis().start()
+    workers = Supervisor(2, redis_server.url)
+    workers.start()
+    workers.check_in_background()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    yield redis_server, service
+    service.stop()
+    workers.stop()
+    redis_server.stop()
+
+
+def test_redis_restarting_under_load(own_stack):
+    """Requests in flight complete or fail UNAVAILABLE, never hang; health is
+    NOT_SERVING while Redis is away; service and workers reconnect."""
+    redis_server, service = own_stack
+    channel, stub = service.stub()
+    health = health_pb2_grpc.HealthStub(channel)
+    outcomes: list[str] = []
+    stop = threading.Event()
+
+    def load() -> None:
+        boards = puzzles("17_clue")
+        i = 0
+        while not stop.is_set():
+            i += 1
+            try:
+                stub.CountSolutions(pb.CountRequest(board=boards[i % len(boards)]), timeout=15)
+                outcomes.append("OK")
+            except grpc.RpcError as exc:
+                outcomes.append(exc.code().name)
+
+    threads = [threading.Thread(target=load) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)
+    redis_server.kill()
+    time.sleep(1.5)
+    status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
+    assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+    redis_server.start()
+    time.sleep(3.0)
+    stop.set()
+    for thread in threads:
+        thread.join(30)
+    assert not any(t.is_alive() for t in threads), "a request hung"
+    assert set(outcomes) <= {"OK", "UNAVAILABLE"}, set(outcomes)
+    assert "UNAVAILABLE" in outcomes
+    assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+    after = stub.CountSolutions(pb.CountRequest(board=EASY), timeout=15)
+    assert after.verdict == pb.CountReply.UNIQUE
+    frames = list(stub.Solve(pb.SolveRequest(board=EASY), timeout=15))
+    assert frames[-1].outcome == pb.SOLVED
+    channel.close()
