@@ -160,13 +160,20 @@ class Stepper:
             return tied[0]
         if self._tie_break == "random":
             return tied[self._rng.below(len(tied))]
-        return min(tied, key=self._rotate_rank)
+        return min(tied, key=self._rotate_ranker())
 
-    def _rotate_rank(self, cell: int) -> tuple[int, ...]:
+    def _rotate_ranker(self):
+        """Sort key of the rotate tie-break: at depth d, the blanks in the
+        cell's units of kinds (d, d+1, d+2) mod 3, then the cell index."""
         depth = len(self._stack)
         kinds = [(depth + k) % 3 for k in range(3)]
-        units = UNITS[cell]
-        return (*(self._blanks_in(kind, units[kind]) for kind in kinds), cell)
+        blanks = [[self._blanks_in(kind, unit) for unit in range(9)] for kind in kinds]
+
+        def rank(cell: int) -> tuple[int, ...]:
+            units = UNITS[cell]
+            return (*(blanks[k][units[kind]] for k, kind in enumerate(kinds)), cell)
+
+        return rank
 
     # ---- the search ----
 
