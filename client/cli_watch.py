@@ -18,7 +18,7 @@ import tty
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.live import Live
 
 from client.aio import AsyncClient, AsyncFrameStream
@@ -148,7 +148,7 @@ class Session:
         self.paused = False
         self.keys = False
 
-    def render(self) -> object:
+    def render(self) -> RenderableType:
         colour = self.console.color_system is not None and not self.console.no_color
         return screen([w.shown for w in self.watched], colour, self.keys)
 

@@ -10,8 +10,8 @@ import uuid
 
 from sudoku.v1 import sudoku_pb2 as pb
 
-STRATEGIES = {"mrv": pb.STRATEGY_MRV, "naive": pb.STRATEGY_NAIVE}
-TIE_BREAKS = {"rotate": pb.TIE_BREAK_ROTATE, "first": pb.TIE_BREAK_FIRST, "random": pb.TIE_BREAK_RANDOM}
+STRATEGIES: dict[str, pb.Strategy] = {"mrv": pb.STRATEGY_MRV, "naive": pb.STRATEGY_NAIVE}
+TIE_BREAKS: dict[str, pb.TieBreak] = {"rotate": pb.TIE_BREAK_ROTATE, "first": pb.TIE_BREAK_FIRST, "random": pb.TIE_BREAK_RANDOM}
 
 
 def new_request_id() -> str:
@@ -19,7 +19,7 @@ def new_request_id() -> str:
     return f"py-{uuid.uuid4().hex}"
 
 
-def strategy(name: str | None) -> int:
+def strategy(name: str | None) -> pb.Strategy:
     if name is None:
         return pb.STRATEGY_UNSPECIFIED
     try:
@@ -28,7 +28,7 @@ def strategy(name: str | None) -> int:
         raise ValueError(f"strategy: {name!r} is not one of {', '.join(STRATEGIES)}") from None
 
 
-def tie_break(name: str | None) -> int:
+def tie_break(name: str | None) -> pb.TieBreak:
     if name is None:
         return pb.TIE_BREAK_UNSPECIFIED
     try:
