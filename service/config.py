@@ -53,6 +53,14 @@ class Settings:
     # RQ result retention for unary jobs (seconds).
     result_ttl_s: int = field(default=300, metadata={"env": "SUDOKU_RESULT_TTL_S"})
     log_level: str = field(default="WARNING", metadata={"env": "SUDOKU_LOG_LEVEL"})
+    # TLS: PEM files of the certificate (chain) and its private key; both
+    # or neither (plaintext). See service/security.py.
+    tls_cert: str = field(default="", metadata={"env": "SUDOKU_TLS_CERT"})
+    tls_key: str = field(default="", metadata={"env": "SUDOKU_TLS_KEY"})
+    # A shared secret every call but health must send as metadata
+    # `authorization: Bearer <token>` (empty: no check). A secret, so it is
+    # left out of repr(), which is what logs and tracebacks would show.
+    auth_token: str = field(default="", repr=False, metadata={"env": "SUDOKU_AUTH_TOKEN"})
 
     def __post_init__(self) -> None:
         if self.stream_maxlen <= 0:

@@ -15,6 +15,7 @@ import logging
 import signal
 import sys
 
+from service import security
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.server import start
@@ -24,6 +25,7 @@ EXAMPLES = """examples:
   sudoku-server                         embedded Redis, one worker per CPU, 127.0.0.1:50051
   sudoku-server --workers 4 --listen 0.0.0.0:50051
   REDIS_URL=redis://redis:6379/0 sudoku-server --workers 0   service only; workers elsewhere
+  SUDOKU_TLS_CERT=cert.pem SUDOKU_TLS_KEY=key.pem SUDOKU_AUTH_TOKEN=... sudoku-server --listen 0.0.0.0:50051
 """
 
 
@@ -75,8 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     settings = Settings.from_args(parser.parse_args(argv))
     logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-server %(levelname)s %(message)s")
     try:
+        security.check(settings)
         asyncio.run(serve(settings))
-    except OSError as exc:
+    except (OSError, security.ConfigError) as exc:
         sys.exit(f"sudoku-server: {exc}")
 
 
