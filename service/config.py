@@ -61,6 +61,10 @@ class Settings:
     # `authorization: Bearer <token>` (empty: no check). A secret, so it is
     # left out of repr(), which is what logs and tracebacks would show.
     auth_token: str = field(default="", repr=False, metadata={"env": "SUDOKU_AUTH_TOKEN"})
+    # Prometheus endpoint of sudoku-server (the service and its workers) and
+    # of sudoku-worker (its workers); port 0 turns it off.
+    metrics_port: int = field(default=9464, metadata={"env": "SUDOKU_METRICS_PORT"})
+    metrics_host: str = field(default="127.0.0.1", metadata={"env": "SUDOKU_METRICS_HOST"})
 
     def __post_init__(self) -> None:
         if self.stream_maxlen <= 0:

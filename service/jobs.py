@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 import uuid
 from typing import Any
 
@@ -19,6 +20,7 @@ from rq import Callback, Queue, Retry
 from rq.results import Result
 from rq.serializers import JSONSerializer
 
+from service import metrics
 from service.config import Settings
 from service.hub import StreamHub
 from service.relay import JobFailed, is_last
@@ -147,8 +149,11 @@ class Jobs:
         await self.check_bound(queue_name)
         job_id = new_job_id()
         args = spec if isinstance(spec, list) else spec.to_dict()
+        queued_at = time.monotonic()
         await asyncio.to_thread(self._enqueue, func, args, job_id, queue_name, time_limit_ms)
-        return await self.result(job_id)
+        result = await self.result(job_id)
+        metrics.job_done(func.rpartition(".")[2], queued_at)
+        return result
 
     def _enqueue(self, func: str, args: Any, job_id: str, queue_name: str, time_limit_ms: int) -> None:
         self.queues[queue_name].enqueue_call(

@@ -15,7 +15,7 @@ import logging
 import signal
 import sys
 
-from service import security
+from service import metrics, security
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.server import start
@@ -35,18 +35,24 @@ async def serve(settings: Settings) -> None:
         embedded = EmbeddedRedis().start()
         settings.redis_url = embedded.url
     supervisor = Supervisor(settings.workers, settings.redis_url, settings.log_level)
-    app = None
+    app = endpoint = None
     try:
         supervisor.start()
         app = await start(settings)
+        endpoint = metrics.serve(settings, app, supervisor.metrics_dir)
         where = "embedded redis-server at " + embedded.socket if embedded else "REDIS_URL"
         host = settings.listen.rsplit(":", 1)[0]
+        scheme = "TLS" if settings.tls_cert else "plaintext"
+        scrape = f"metrics at http://{endpoint.host}:{endpoint.port}/metrics" if endpoint else "metrics off"
         print(
-            f"sudoku-server listening on {host}:{app.port} ({settings.workers} workers, {where}); Ctrl-C stops it",
+            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape});"
+            " Ctrl-C stops it",
             flush=True,
         )
         await _until_signalled(supervisor)
     finally:
+        if endpoint is not None:
+            endpoint.close()
         if app is not None:
             await app.stop()
         supervisor.stop()

@@ -59,7 +59,8 @@ def test_sudoku_server_serves_then_stops_everything_it_started():
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     proc = subprocess.Popen(
-        [exe, "--listen", f"127.0.0.1:{port}", "--workers", "2"],
+        # Metrics off: the default port may be taken by a sudoku-server already running.
+        [exe, "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -1,0 +1,157 @@
+"""Prometheus metrics: `sudoku-server` run as README says, scraped over HTTP
+after a few calls, with its workers' metrics from their own processes; and
+the request counter's status codes in-process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import grpc
+import pytest
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+
+from sudoku import keys
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.test_launcher import free_port
+
+BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+TIMEOUT = 30
+
+
+def scrape(port: int) -> dict[tuple[str, frozenset], float]:
+    """Every sample of the endpoint, keyed by (name, labels)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def value(samples, name: str, **labels) -> float | None:
+    return samples.get((name, frozenset(labels.items())))
+
+
+def requests(samples, method: str, code: str) -> float | None:
+    return value(samples, "sudoku_requests_total", service="sudoku.v1.Sudoku", method=method, code=code)
+
+
+@pytest.fixture
+def server(tmp_path_factory):
+    """sudoku-server with two workers and its metrics on a free port:
+    (gRPC port, metrics port, the TMPDIR its temporary folders go to)."""
+    exe = shutil.which("sudoku-server")
+    assert exe, "sudoku-server is not installed (pip install -e .)"
+    # A short private TMPDIR: redis-server's unix socket goes there too.
+    tmp = tempfile.mkdtemp(prefix="sm-")
+    port, metrics_port = free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
+    env["TMPDIR"] = tmp
+    proc = subprocess.Popen(
+        [exe, "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        banner = proc.stdout.readline()
+        assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in banner, banner
+        yield proc, port, metrics_port, tmp
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def wait_for(port: int, check, timeout: float = 10.0):
+    """Scrapes until check(samples) holds: a worker counts a job just after
+    the service has its result, so the two race by a moment."""
+    deadline = time.monotonic() + timeout
+    while True:
+        samples = scrape(port)
+        if check(samples) or time.monotonic() > deadline:
+            return samples
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_sudoku_server_serves_service_and_worker_metrics(server):
+    proc, port, metrics_port, tmp = server
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        for _ in range(2):
+            assert stub.CountSolutions(pb.CountRequest(board=BOARD), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+        with pytest.raises(grpc.RpcError):
+            stub.CountSolutions(pb.CountRequest(board="x"), timeout=TIMEOUT)
+        assert list(stub.Solve(pb.SolveRequest(board=BOARD), timeout=TIMEOUT))[-1].outcome == pb.SOLVED
+        watched = stub.Solve(
+            pb.SolveRequest(board=BOARD, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=5_000)), timeout=TIMEOUT
+        )
+        next(watched)  # the stream is open now
+        samples = wait_for(
+            metrics_port,
+            lambda s: (value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved") or 0) >= 2,
+        )
+        watched.cancel()
+
+    # The service: requests by RPC and code, open streams, job latency, queue depth.
+    assert requests(samples, "CountSolutions", "OK") == 2  # the second from the cache: one job
+    assert requests(samples, "CountSolutions", "INVALID_ARGUMENT") == 1
+    assert requests(samples, "Solve", "OK") == 1
+    assert value(samples, "sudoku_active_streams", method="Solve") == 1
+    assert value(samples, "sudoku_job_latency_seconds_count", kind="count") == 1
+    assert value(samples, "sudoku_job_latency_seconds_count", kind="solve") == 1
+    assert value(samples, "sudoku_job_latency_seconds_bucket", kind="count", le="+Inf") == 1
+    for queue in keys.QUEUES:
+        assert value(samples, "sudoku_queue_depth", queue=queue) is not None
+    # The workers, summed over their processes.
+    assert value(samples, "sudoku_worker_jobs_total", kind="count", outcome="ok") == 1
+    assert value(samples, "sudoku_worker_jobs_total", kind="solve", outcome="solved") == 2
+    assert value(samples, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2
+    assert value(samples, "sudoku_worker_search_steps_total") > 0
+    # This process's own figures come too.
+    assert value(samples, "process_cpu_seconds_total") is not None
+
+    folders = os.listdir(tmp)
+    assert [f for f in folders if f.startswith("sudoku-metrics-")], folders
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+    assert not [f for f in os.listdir(tmp) if f.startswith("sudoku-metrics-")], "the workers' metric files were left"
+
+
+def counted(method: str, code: str) -> float:
+    labels = {"service": "sudoku.v1.Sudoku", "method": method, "code": code}
+    return REGISTRY.get_sample_value("sudoku_requests_total", labels) or 0.0
+
+
+def test_refused_and_invalid_calls_are_counted_by_code(custom_service):
+    running = custom_service(auth_token="metrics-test-token")
+    good = (("authorization", "Bearer metrics-test-token"),)
+    before = {code: counted("Hint", code) for code in ("OK", "UNAUTHENTICATED", "INVALID_ARGUMENT")}
+    with grpc.insecure_channel(running.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        stub.Hint(pb.HintRequest(givens=BOARD), timeout=TIMEOUT, metadata=good)
+        for metadata, request in ((None, pb.HintRequest(givens=BOARD)), (good, pb.HintRequest(givens="x"))):
+            with pytest.raises(grpc.RpcError):
+                stub.Hint(request, timeout=TIMEOUT, metadata=metadata)
+    expected = {"OK": 1, "UNAUTHENTICATED": 1, "INVALID_ARGUMENT": 1}
+    # An aborted call's status reaches the client before the handler has
+    # returned (and been counted), so give the count a moment.
+    deadline = time.monotonic() + 5
+    while (delta := {code: counted("Hint", code) - before[code] for code in before}) != expected:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    assert delta == expected
