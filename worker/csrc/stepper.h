@@ -76,7 +76,7 @@
  * budgets takes the same search as one call: slicing never changes it.
  *
  * MEMORY AND THREADS
- * `stepper` is one fixed-size struct (about 1.4 KB) the caller owns; nothing
+ * `stepper` is one fixed-size struct (about 2.5 KB) the caller owns; nothing
  * is allocated, ever. The functions keep no global mutable state: distinct
  * steppers may run in parallel threads; one stepper must not be used by two
  * threads at once (the binding enforces this).
@@ -122,13 +122,19 @@ typedef struct {
     uint64_t limit;              /* solutions to find before SOLVED; >= 1 */
 } stepper_options;
 
+/* A set of cells: bit i of `lo` is cell i (0..63), bit i of `hi` is cell
+ * 64 + i (64..80). */
+typedef struct {
+    uint64_t lo, hi;
+} stepper_cells;
+
 /* One decided cell on the current path. */
 typedef struct {
     uint8_t cell;
-    uint8_t value;      /* placed now, or 0 while none is */
-    uint16_t untried;   /* candidates not placed yet (bit v-1 = value v) */
-    uint16_t candidates;/* all candidates when the frame was pushed */
-    uint32_t cleared;   /* bit j: placing `value` removed it from peer j */
+    uint8_t value;        /* placed now, or 0 while none is */
+    uint16_t untried;     /* candidates not placed yet (bit v-1 = value v) */
+    uint16_t candidates;  /* all candidates when the frame was pushed */
+    stepper_cells cleared;/* peers that lost `value` as a candidate */
 } stepper_frame;
 
 /* Sort key of a blank cell under MRV: candidates << 7 | cell, so the
@@ -149,7 +155,7 @@ typedef struct {
     uint64_t rng;
     int depth;                       /* frames on the stack */
     stepper_frame stack[81];
-    uint16_t candidates[81];         /* of blank cells; 0 for filled ones */
+    stepper_cells open[9];           /* [v-1]: blank cells where v is legal */
     int16_t key[STEPPER_KEYS];       /* see STEPPER_FILLED */
     uint8_t blanks[3][9];            /* blank cells per row, column, box */
 } stepper;
