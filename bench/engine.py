@@ -31,6 +31,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
@@ -41,7 +42,7 @@ from worker import reference  # noqa: E402
 from worker.engine import Stepper, count, solve  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
-STRATEGIES = [
+STRATEGIES: list[tuple[str, dict[str, Any]]] = [
     ("naive", {"strategy": "naive"}),
     ("mrv/first", {"strategy": "mrv", "tie_break": "first"}),
     ("mrv/rotate", {"strategy": "mrv", "tie_break": "rotate"}),
@@ -81,7 +82,10 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
 # ---- stepper ----
 
 
-def steps_per_second(make: Callable[[str], object], puzzles: list[str], repeat: int) -> float:
+Searcher = Stepper | reference.Stepper
+
+
+def steps_per_second(make: Callable[[str], Searcher], puzzles: list[str], repeat: int) -> float:
     """Median over runs of (steps taken) / (time), events on."""
     rates = []
     for _ in range(repeat):
@@ -100,11 +104,14 @@ def bench_stepper(repeat: int) -> None:
     puzzles = read(DATA / "forum_hardest_1106.txt")
     rows = []
     for name, options in STRATEGIES:
-        c_rate = steps_per_second(
-            lambda p, o=options: Stepper(p, max_steps=C_CAP, **o), puzzles, repeat)
-        py_rate = steps_per_second(
-            lambda p, o=options: reference.Stepper(p, max_steps=PY_CAP, **o), puzzles[:10],
-            max(1, repeat // 2))
+        def c_side(p: str, o: dict[str, Any] = options) -> Searcher:
+            return Stepper(p, max_steps=C_CAP, **o)
+
+        def python(p: str, o: dict[str, Any] = options) -> Searcher:
+            return reference.Stepper(p, max_steps=PY_CAP, **o)
+
+        c_rate = steps_per_second(c_side, puzzles, repeat)
+        py_rate = steps_per_second(python, puzzles[:10], max(1, repeat // 2))
         rows.append([name, f"{c_rate / 1e6:.1f}M", f"{py_rate / 1e3:.1f}K", f"{c_rate / py_rate:.0f}x"])
     table(f"Stepper, events on, {len(puzzles)} puzzles of forum_hardest_1106 (C capped at "
           f"{C_CAP:,} steps each, Python at {PY_CAP:,} on 10), median of {repeat}",

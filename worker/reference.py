@@ -12,7 +12,9 @@ single implementation of board validation.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import SupportsIndex
 
 from worker._engine import parse_board
 
@@ -78,7 +80,7 @@ def find_conflicts(cells: bytes) -> list[int]:
 
 
 def check_count(name: str, value: object, minimum: int) -> int:
-    if not hasattr(type(value), "__index__"):
+    if not isinstance(value, SupportsIndex):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     value = operator.index(value)
     if value < minimum:
@@ -162,7 +164,7 @@ class Stepper:
             return tied[self._rng.below(len(tied))]
         return min(tied, key=self._rotate_ranker())
 
-    def _rotate_ranker(self):
+    def _rotate_ranker(self) -> Callable[[int], tuple[int, ...]]:
         """Sort key of the rotate tie-break: at depth d, the blanks in the
         cell's units of kinds (d, d+1, d+2) mod 3, then the cell index."""
         depth = len(self._stack)
