@@ -102,7 +102,8 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
         next(watched)  # the stream is open now
         samples = wait_for(
             metrics_port,
-            lambda s: (value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved") or 0) >= 2,
+            lambda s: value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved") == 2
+            and value(s, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2,
         )
         watched.cancel()
 

@@ -56,10 +56,11 @@ def job_ran(job, ok: bool, seconds: float) -> None:
     try:
         kind = (job.func_name or "unknown").rpartition(".")[2]
         result = getattr(job, "_result", None) if ok else None  # RQ keeps the return value here
-        JOBS.labels(kind, _outcome(kind, ok, result)).inc()
         JOB_DURATION.labels(kind).observe(seconds)
         if kind == "solve" and isinstance(result, dict):
             SEARCH_STEPS.inc(result.get("steps", 0))
+        # Last, so that a reader who sees the job counted sees all of it.
+        JOBS.labels(kind, _outcome(kind, ok, result)).inc()
     except Exception as exc:  # noqa: BLE001 - e.g. the metrics directory is gone
         log.warning("job metrics not recorded: %s", exc)
 
