@@ -41,6 +41,15 @@ class Settings:
     queue_bound: int = field(default=10_000, metadata={"env": "SUDOKU_QUEUE_BOUND"})
     # RPCs served at once; more get RESOURCE_EXHAUSTED at once, not a timeout.
     max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS"})
+    # Streams one client connection may have open at once (HTTP/2 setting).
+    max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION"})
+    # Largest request accepted. A board is 81 bytes, but a 10 MB one should
+    # still get INVALID_ARGUMENT naming the field rather than a transport
+    # error; beyond this, gRPC answers RESOURCE_EXHAUSTED itself.
+    max_message_bytes: int = field(default=16 * 1024 * 1024, metadata={"env": "SUDOKU_MAX_MESSAGE_BYTES"})
+    # RQ worker class: "simple" runs jobs in the worker process (fast; see
+    # README "Workers"), "fork" forks a child per job (isolated, slower).
+    worker_class: str = field(default="simple", metadata={"env": "SUDOKU_WORKER_CLASS"})
     # Attempts of a job whose worker died before it is reported failed.
     job_retries: int = field(default=3, metadata={"env": "SUDOKU_JOB_RETRIES"})
     # CountBatch: puzzles per RQ job, jobs in flight per call, requests per call.

@@ -34,7 +34,9 @@ async def serve(settings: Settings) -> None:
     if not settings.redis_url:
         embedded = EmbeddedRedis().start()
         settings.redis_url = embedded.url
-    supervisor = Supervisor(settings.workers, settings.redis_url, settings.log_level)
+    supervisor = Supervisor(
+        settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class}
+    )
     app = endpoint = None
     try:
         supervisor.start()

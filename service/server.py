@@ -260,7 +260,11 @@ async def start(settings: Settings) -> App:
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings)],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
-        options=[("grpc.so_reuseport", 0)],
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
+        ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
     pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache), server)

@@ -28,7 +28,7 @@ import time
 
 from redis import Redis
 from redis.exceptions import RedisError
-from rq import Queue, SimpleWorker
+from rq import Queue, SimpleWorker, Worker
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
@@ -86,6 +86,25 @@ class _Heartbeat(threading.Thread):
         self.stopped.set()
 
 
+class ForkingSudokuWorker(Worker):
+    """RQ's default forking worker, with the same short heartbeat.
+
+    Each job runs in a forked child, so a crash in a job cannot take the
+    worker down, at the cost of RQ's per-job set-up in the child (see
+    README: "Workers"). SUDOKU_WORKER_CLASS=fork selects it.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("job_monitoring_interval", int(HEARTBEAT_EVERY))
+        super().__init__(*args, **kwargs)
+
+    def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+        return HEARTBEAT_TTL
+
+
+WORKER_CLASSES = {"simple": SudokuWorker, "fork": ForkingSudokuWorker}
+
+
 def clean_abandoned(redis: Redis) -> None:
     """Retries (or fails) jobs whose worker stopped sending heartbeats.
 
@@ -127,7 +146,10 @@ def run(redis_url: str, log_level: str = "WARNING") -> None:
     logging.basicConfig(level=log_level, format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     redis = connect(redis_url)
     queues = [Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES]
-    worker = SudokuWorker(queues, connection=redis, serializer=JSONSerializer)
+    kind = os.environ.get("SUDOKU_WORKER_CLASS", "simple")
+    if kind not in WORKER_CLASSES:
+        raise SystemExit(f"SUDOKU_WORKER_CLASS={kind!r}: use one of {', '.join(WORKER_CLASSES)}")
+    worker = WORKER_CLASSES[kind](queues, connection=redis, serializer=JSONSerializer)
     threading.Thread(target=_maintain, args=(connect(redis_url), os.getppid()), daemon=True).start()
     worker.work(logging_level=log_level, with_scheduler=False)
 

@@ -1,0 +1,54 @@
+"""Starting `sudoku-server` for a benchmark, exactly as a user would."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def sudoku_server(workers: int = 2, **settings):
+    """Runs sudoku-server (embedded Redis) and yields its address."""
+    exe = shutil.which("sudoku-server")
+    if not exe:
+        raise SystemExit("sudoku-server is not installed: run inside .venv after `make test` or `make up`")
+    port = free_port()
+    args = [exe, "--listen", f"127.0.0.1:{port}", "--workers", str(workers), "--metrics-port", "0"]
+    for name, value in settings.items():
+        args += ["--" + name.replace("_", "-"), str(value)]
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        banner = proc.stdout.readline()
+        if not re.search(r"listening on", banner):
+            raise SystemExit(f"sudoku-server did not start: {banner!r}")
+        time.sleep(1.0)  # let the workers connect before timing anything
+        yield f"127.0.0.1:{port}", proc
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        proc.stdout.close()
+
+
+def puzzles(name: str, folder: Path | None = None) -> list[str]:
+    folder = folder or Path(os.environ.get("SUDOKU_PUZZLES", ROOT / "tests" / "data"))
+    return (folder / f"{name}.txt").read_text().split()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
