@@ -10,14 +10,18 @@ incomplete one depends on the time limit and the machine's speed.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 from typing import Any
 
 from redis.asyncio import Redis
 
 from sudoku import keys
 from sudoku.specs import CountSpec, HintSpec
+
+log = logging.getLogger("sudoku.cache")
 
 
 def count_key(spec: CountSpec) -> str:
@@ -38,6 +42,7 @@ class ResultCache:
     def __init__(self, redis: Redis, ttl_seconds: int):
         self.redis = redis
         self.ttl = ttl_seconds
+        self._pending: set[asyncio.Task] = set()  # keeps background stores alive
 
     async def get_many(self, cache_keys: list[str]) -> list[dict[str, Any] | None]:
         if self.ttl <= 0 or not cache_keys:
@@ -58,3 +63,14 @@ class ResultCache:
 
     async def put(self, key: str, result: dict[str, Any]) -> None:
         await self.put_many([(key, result)])
+
+    def put_later(self, key: str, result: dict[str, Any]) -> None:
+        """Stores in the background: the reply need not wait for the cache."""
+        task = asyncio.create_task(self.put(key, result))
+        self._pending.add(task)
+        task.add_done_callback(self._stored)
+
+    def _stored(self, task: asyncio.Task) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("could not cache a reply: %s", task.exception())

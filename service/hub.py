@@ -73,8 +73,10 @@ class _Shard:
             if self.blocked_on is None:
                 self.idle.set()
             elif key not in self.blocked_on:
-                await waker.xadd(self.wake_key, {"w": b"1"}, maxlen=1)
-                await waker.expire(self.wake_key, 3600)
+                async with waker.pipeline(transaction=False) as pipe:
+                    pipe.xadd(self.wake_key, {"w": b"1"}, maxlen=1)
+                    pipe.expire(self.wake_key, 3600)  # the process may die; its key should not stay
+                    await pipe.execute()
             return await waiter.future
         finally:
             self._forget(key, waiter)

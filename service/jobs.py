@@ -150,10 +150,18 @@ class Jobs:
         job_id = new_job_id()
         args = spec if isinstance(spec, list) else spec.to_dict()
         queued_at = time.monotonic()
-        await asyncio.to_thread(self._enqueue, func, args, job_id, queue_name, time_limit_ms)
-        result = await self.result(job_id)
+        # Start waiting first: the hub's wake-up round trip then overlaps the
+        # enqueue instead of following it (the result stream is read from
+        # its start, so an early result is not missed either way).
+        result = asyncio.ensure_future(self.result(job_id))
+        try:
+            await asyncio.to_thread(self._enqueue, func, args, job_id, queue_name, time_limit_ms)
+        except BaseException:
+            result.cancel()
+            raise
+        value = await result
         metrics.job_done(func.rpartition(".")[2], queued_at)
-        return result
+        return value
 
     def _enqueue(self, func: str, args: Any, job_id: str, queue_name: str, time_limit_ms: int) -> None:
         self.queues[queue_name].enqueue_call(

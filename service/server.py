@@ -174,7 +174,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         result = await self.cache.get(key)
         if result is None:
             result = await self.jobs.run("worker.jobs.hint", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
-            await self.cache.put(key, result)
+            self.cache.put_later(key, result)
         return json_format.ParseDict(result, pb.HintReply())
 
     @statuses
@@ -184,7 +184,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         result = await self.cache.get(key)
         if result is None:
             result = await self.jobs.run("worker.jobs.count", spec, keys.QUEUE_INTERACTIVE, spec.time_limit_ms)
-            await self.cache.put(key, result)
+            self.cache.put_later(key, result)
         return count_reply(result)
 
     @statuses
