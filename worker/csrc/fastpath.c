@@ -5,21 +5,25 @@
  * digit and band a 27-bit mask holds the cells of that band where the digit
  * may still go (bit 9*row + column, row within the band); a placed digit
  * keeps its own bit. All candidates fit in 27 such words, so a search state
- * is about 140 bytes and is copied by value when the search guesses: no undo
+ * is 128 bytes and is copied by value when the search guesses: no undo
  * log, no allocation, a fixed stack of at most 82 states.
  *
- * Propagation, repeated until nothing changes:
+ * Propagation, cheapest deductions first, until nothing changes:
  *  - Band update (one digit, one band). In a band a digit fills one cell in
  *    each of the 3 rows and each of the 3 boxes, so the (row, box) pairs it
  *    uses form a permutation. A table keeps only the row/box segments that
  *    belong to some permutation allowed by the non-empty segments: this is
  *    locked candidates (pointing and claiming) within the band, and an empty
- *    result is a contradiction. A row left with one cell is a hidden single.
- *  - Placing a digit clears its row, box and column in its band, its column
- *    in the other two bands, and the other digits from the cell; every word
- *    that changes is marked for a band update.
+ *    result is a contradiction. A row left with one cell is a hidden single
+ *    (a box left with one cell shows up as one too, by the same rule).
+ *  - Stack update (one digit, all bands): the same permutation rule between
+ *    the bands and the three columns of each stack (locked candidates along
+ *    columns), then hidden singles in columns.
  *  - Naked singles: bit-parallel counting over the 9 digits finds the cells
  *    with no candidate (contradiction) or one (placed).
+ *  Placing a digit clears, without branches, its row, box and column in its
+ *  band, its column in the other two bands, and the cell from the other
+ *  digits; every word that changed is queued for the updates above.
  * When propagation stalls the search guesses on a cell with the fewest
  * candidates (two, when there is one): a copy of the state takes the lowest
  * digit, the state itself has that digit removed and resumes after the copy's
@@ -63,6 +67,21 @@ static const uint8_t ROW_SEGMENTS[512] = {T512(SEGS, 0)};
 
 static const uint32_t LOCKED_MASK[512] = {T512(LOCKED, 0)};
 
+/*
+ * The same permutation rule across a stack: per digit, a word holds for
+ * each band (as a 9-bit "row") the columns open to the digit there. In the
+ * 3x3 block of a stack, bit 3*band + column, bands pair with the stack's
+ * columns one to one. STACK_KEEP maps such a block to the pairs that belong
+ * to some permutation, placed back at bits 9*band + column of stack 0.
+ */
+#define STACK_BIT(m, i) ((((m) >> (i)) & 1u) << (9 * ((i) / 3) + (i) % 3))
+#define TO_STACK(m) (STACK_BIT(m, 0) | STACK_BIT(m, 1) | STACK_BIT(m, 2) | \
+                     STACK_BIT(m, 3) | STACK_BIT(m, 4) | STACK_BIT(m, 5) | \
+                     STACK_BIT(m, 6) | STACK_BIT(m, 7) | STACK_BIT(m, 8))
+#define STACK_MATCHED(s) TO_STACK(MATCHED(s))
+
+static const uint32_t STACK_KEEP[512] = {T512(STACK_MATCHED, 0)};
+
 #define BAND_ROW 0x1FFu       /* row 0 of a band */
 #define BAND_COL 0x40201u     /* column 0 of a band, all three rows */
 #define BAND_BOX 0x1C0E07u    /* box 0 of a band */
@@ -71,11 +90,11 @@ static const uint32_t LOCKED_MASK[512] = {T512(LOCKED, 0)};
 /* ---- The search state ---- */
 
 typedef struct {
-    uint32_t cand[27];     /* [3*digit + band]: cells open to that digit */
-    uint32_t unsolved[3];  /* per band: cells not yet placed */
-    uint32_t rows_left[3]; /* per band: bit 3*digit + row, digit not placed
-                              in that row yet */
-    uint32_t dirty;        /* bit 3*digit + band: word changed, update due */
+    uint32_t cand[27];    /* [3*digit + band]: cells open to that digit;
+                             a placed digit keeps its own cell */
+    uint32_t unsolved[3]; /* per band: cells not yet placed */
+    uint32_t band_dirty;  /* bit 3*digit + band: word changed, band update due */
+    uint32_t stack_dirty; /* same bits: the digit's stack update is due */
 } grid_t;
 
 static uint32_t shape_of(uint32_t band)
@@ -85,63 +104,161 @@ static uint32_t shape_of(uint32_t band)
            (uint32_t)ROW_SEGMENTS[band >> 18] << 6;
 }
 
-/* Clears `mask` from word i, marking it for an update when that changed. */
-static inline void clear_bits(grid_t *g, int i, uint32_t mask)
+/* The columns (9 bits) where a band word has any cell. */
+static uint32_t columns_of(uint32_t band)
+{
+    return (band | band >> 9 | band >> 18) & BAND_ROW;
+}
+
+/* Columns where a band word has two or more cells. */
+static uint32_t crowded_columns(uint32_t band)
+{
+    uint32_t r0 = band & BAND_ROW, r1 = (band >> 9) & BAND_ROW, r2 = band >> 18;
+    return (r0 & r1) | (r0 & r2) | (r1 & r2);
+}
+
+/* Row `row` of a band word if it holds exactly one cell, else 0. */
+static uint32_t lone_cell(uint32_t band, int row)
+{
+    uint32_t r = (band >> (9 * row)) & BAND_ROW;
+    return (r & (0u - (uint32_t)((r & (r - 1)) == 0))) << (9 * row);
+}
+
+/* The whole rows of a band that hold any of `cells`. */
+static uint32_t rows_of(uint32_t cells)
+{
+    return ((0u - (uint32_t)((cells & BAND_ROW) != 0)) & BAND_ROW) |
+           ((0u - (uint32_t)((cells & (BAND_ROW << 9)) != 0)) & (BAND_ROW << 9)) |
+           ((0u - (uint32_t)((cells & (BAND_ROW << 18)) != 0)) & (BAND_ROW << 18));
+}
+
+/* The whole boxes of a band that hold any of `cells`. */
+static uint32_t boxes_of(uint32_t cells)
+{
+    uint32_t cols = columns_of(cells);
+    return (((cols | cols >> 1 | cols >> 2) & 0x49u) * 7u) * BAND_COL;
+}
+
+static inline void mark_dirty(grid_t *g, uint32_t words)
+{
+    g->band_dirty |= words;
+    g->stack_dirty |= words;
+}
+
+/* Clears `mask` from word i; returns word i's dirty bit if that changed it. */
+static inline uint32_t clear_bits(grid_t *g, int i, uint32_t mask)
 {
     uint32_t old = g->cand[i];
     g->cand[i] = old & ~mask;
-    g->dirty |= (uint32_t)((old & mask) != 0) << i;
+    return (uint32_t)((old & mask) != 0) << i;
 }
 
 /*
- * Places digit d (0-8) at the cell `bit` of band b. Returns 0 when the digit
- * is no longer open there (the cell or a peer already took it).
+ * Places digit d (0-8) at `cells` of band b: cells still open to d, not
+ * placed yet, and no two of them in one row, column or box. Branch-free:
+ * clears the cells from every digit and the columns from every band of d,
+ * then rewrites d's own word.
  */
-static int place(grid_t *g, int d, int b, uint32_t bit)
+static void place_cells(grid_t *g, int d, int b, uint32_t cells)
 {
-    int i = 3 * d + b;
-    if (!(g->cand[i] & bit))
+    int own = 3 * d + b;
+    uint32_t cols = columns_of(cells) * BAND_COL;
+    uint32_t old = g->cand[own];
+    uint32_t mine = (old & ~(rows_of(cells) | cols | boxes_of(cells))) | cells;
+    uint32_t changed = 0;
+    for (int i = b; i < 27; i += 3)
+        changed |= clear_bits(g, i, cells);
+    for (int i = 3 * d; i < 3 * d + 3; i++)
+        changed |= clear_bits(g, i, cols);
+    changed = (changed & ~(1u << own)) | (uint32_t)(mine != old) << own;
+    g->cand[own] = mine;
+    g->unsolved[b] &= ~cells;
+    mark_dirty(g, changed);
+}
+
+/* Places digit d at one cell, checking it is still open. 0 on a clash. */
+static int place_one(grid_t *g, int d, int b, uint32_t bit)
+{
+    if (!(g->cand[3 * d + b] & bit & g->unsolved[b]))
         return 0;
-    int pos = __builtin_ctz(bit), row = pos / 9, col = pos % 9;
-    uint32_t col_mask = BAND_COL << col;
-    uint32_t peers = (BAND_ROW << (9 * row)) | col_mask |
-                     (BAND_BOX << (3 * (col / 3)));
-    clear_bits(g, i, peers & ~bit);
-    clear_bits(g, 3 * d + (b + 1) % 3, col_mask);
-    clear_bits(g, 3 * d + (b + 2) % 3, col_mask);
-    for (int other = b; other < 27; other += 3)
-        if (other != i)
-            clear_bits(g, other, bit);
-    g->unsolved[b] &= ~bit;
-    g->rows_left[b] &= ~(1u << (3 * d + row));
+    place_cells(g, d, b, bit);
     return 1;
 }
 
 /*
- * Band update for word i: locked candidates inside the band, then hidden
- * singles in its rows. Returns 0 on a contradiction.
+ * Band update of word i: keep the segments that fit a permutation (locked
+ * candidates in the band), then place hidden singles of its rows (and so of
+ * its boxes). Returns 0 on a contradiction.
  */
 static int update_band(grid_t *g, int i)
 {
     int d = i / 3, b = i % 3;
-    uint32_t band = g->cand[i] & LOCKED_MASK[shape_of(g->cand[i])];
-    if (!band)
+    uint32_t old = g->cand[i];
+    uint32_t w = old & LOCKED_MASK[shape_of(old)];
+    if (!w)
         return 0; /* some row or box has no place for the digit */
-    g->cand[i] = band;
-    uint32_t left = (g->rows_left[b] >> (3 * d)) & 7;
-    while (left) {
-        int row = __builtin_ctz(left);
-        left &= left - 1;
-        uint32_t cells = (g->cand[i] >> (9 * row)) & BAND_ROW;
-        if ((cells & (cells - 1)) == 0 && !place(g, d, b, cells << (9 * row)))
-            return 0;
+    if (w != old) {
+        g->cand[i] = w;
+        g->stack_dirty |= 1u << i;
+    }
+    /* A placed digit is alone in its row too, but no longer unsolved. */
+    uint32_t singles = (lone_cell(w, 0) | lone_cell(w, 1) | lone_cell(w, 2)) &
+                       g->unsolved[b];
+    /* The permutation rule put these in distinct boxes, so columns too. */
+    if (singles)
+        place_cells(g, d, b, singles);
+    return 1;
+}
+
+/* The 9-bit block of stack s in a word of band-by-column bits. */
+static uint32_t stack_block(uint32_t cols, int s)
+{
+    uint32_t x = (cols >> (3 * s)) & BAND_BOX;
+    return (x | x >> 6 | x >> 12) & 0x1FFu;
+}
+
+/*
+ * Stack update of digit d: the permutation rule between bands and columns
+ * in each stack (locked candidates along columns), then hidden singles in
+ * columns. Returns 0 on a contradiction.
+ */
+static int update_stacks(grid_t *g, int d)
+{
+    uint32_t *w = &g->cand[3 * d];
+    uint32_t cols = columns_of(w[0]) | columns_of(w[1]) << 9 |
+                    columns_of(w[2]) << 18;
+    uint32_t k0 = STACK_KEEP[stack_block(cols, 0)];
+    uint32_t k1 = STACK_KEEP[stack_block(cols, 1)];
+    uint32_t k2 = STACK_KEEP[stack_block(cols, 2)];
+    if (!k0 || !k1 || !k2)
+        return 0; /* some column or box has no place for the digit */
+    uint32_t keep = k0 | k1 << 3 | k2 << 6;
+    if (keep != cols) {
+        uint32_t changed = 0;
+        for (int b = 0; b < 3; b++)
+            changed |= clear_bits(g, 3 * d + b,
+                                  ~(((keep >> (9 * b)) & BAND_ROW) * BAND_COL));
+        g->band_dirty |= changed; /* its stack update is this one */
+    }
+    /* A column open in one band only, in one row there, not yet placed. */
+    uint32_t c0 = keep & BAND_ROW, c1 = (keep >> 9) & BAND_ROW, c2 = keep >> 18;
+    uint32_t once = (c0 ^ c1 ^ c2) & ~(c0 & c1 & c2);
+    once &= ~(crowded_columns(w[0]) | crowded_columns(w[1]) | crowded_columns(w[2]));
+    once &= ~(columns_of(w[0] & ~g->unsolved[0]) | columns_of(w[1] & ~g->unsolved[1]) |
+              columns_of(w[2] & ~g->unsolved[2]));
+    while (once) {
+        uint32_t col_mask = BAND_COL << __builtin_ctz(once);
+        once &= once - 1;
+        int b = (w[0] & col_mask) ? 0 : (w[1] & col_mask) ? 1 : 2;
+        if (!place_one(g, d, b, w[b] & col_mask))
+            return 0; /* an earlier single of this loop took its row or box */
     }
     return 1;
 }
 
 /*
- * Naked singles in band b. Returns -1 on a contradiction, else the number of
- * cells placed.
+ * Naked singles in band b. Returns -1 on a contradiction, else 1 when any
+ * cell was placed.
  */
 static int naked_singles(grid_t *g, int b)
 {
@@ -156,29 +273,36 @@ static int naked_singles(grid_t *g, int b)
     if (open & ~seen1)
         return -1;
     uint32_t singles = open & ~seen2;
-    int placed = 0;
-    while (singles) {
-        uint32_t bit = singles & -singles;
-        singles &= singles - 1;
-        int i = b;
-        while (i < 27 && !(g->cand[i] & bit))
-            i += 3;
-        if (i >= 27 || !place(g, i / 3, b, bit))
-            return -1; /* an earlier single took this cell's last digit */
-        placed++;
-    }
-    return placed;
+    if (!singles)
+        return 0;
+    /* One at a time: two singles may want one digit in one row. */
+    for (int d = 0; d < 9; d++)
+        for (uint32_t m = g->cand[3 * d + b] & singles; m; m &= m - 1)
+            if (!place_one(g, d, b, m & -m))
+                return -1;
+    return 1;
 }
 
-/* Runs all deductions to a fixed point. Returns 0 on a contradiction. */
+/*
+ * Runs all deductions to a fixed point, cheapest first: band updates, then
+ * stack updates, then naked singles. Returns 0 on a contradiction.
+ */
 static int propagate(grid_t *g)
 {
     for (;;) {
-        while (g->dirty) {
-            int i = __builtin_ctz(g->dirty);
-            g->dirty &= g->dirty - 1;
+        if (g->band_dirty) {
+            int i = __builtin_ctz(g->band_dirty);
+            g->band_dirty &= g->band_dirty - 1;
             if (!update_band(g, i))
                 return 0;
+            continue;
+        }
+        if (g->stack_dirty) {
+            int d = __builtin_ctz(g->stack_dirty) / 3;
+            g->stack_dirty &= ~(7u << (3 * d));
+            if (!update_stacks(g, d))
+                return 0;
+            continue;
         }
         int placed = 0;
         for (int b = 0; b < 3; b++) {
@@ -295,10 +419,10 @@ static void run_search(search_t *s, const grid_t *start)
         s->guesses++;
         guess_t guess = choose_guess(g);
         stack[sp + 1] = *g;
-        clear_bits(g, 3 * guess.digit + guess.band, guess.bit);
+        mark_dirty(g, clear_bits(g, 3 * guess.digit + guess.band, guess.bit));
         sp++;
         /* Cannot fail: propagation left the digit open at the cell. */
-        place(&stack[sp], guess.digit, guess.band, guess.bit);
+        place_cells(&stack[sp], guess.digit, guess.band, guess.bit);
     }
 }
 
@@ -310,17 +434,15 @@ static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
     unsigned digits_seen = 0;
     for (int i = 0; i < 27; i++)
         g->cand[i] = 0x7FFFFFFu;
-    for (int b = 0; b < 3; b++) {
+    for (int b = 0; b < 3; b++)
         g->unsolved[b] = 0x7FFFFFFu;
-        g->rows_left[b] = 0x7FFFFFFu;
-    }
-    g->dirty = 0x7FFFFFFu;
+    g->band_dirty = g->stack_dirty = 0x7FFFFFFu;
     for (int cell = 0; cell < 81; cell++) {
         int value = cells[cell];
         if (value == 0)
             continue;
         if (value > 9 ||
-            !place(g, value - 1, cell / 27, 1u << (cell % 27)))
+            !place_one(g, value - 1, cell / 27, 1u << (cell % 27)))
             return 0;
         digits_seen |= 1u << value;
     }
