@@ -74,6 +74,11 @@ static int parse_cells(PyObject *board, uint8_t cells[81])
                      "not %.100s", Py_TYPE(board)->tp_name);
         return -1;
     }
+#if PY_VERSION_HEX < 0x030C0000
+    /* Only strings made by the deprecated wchar_t APIs need this. */
+    if (PyUnicode_READY(board) < 0)
+        return -1;
+#endif
     Py_ssize_t length = PyUnicode_GET_LENGTH(board), n = 0;
     int kind = PyUnicode_KIND(board);
     const void *data = PyUnicode_DATA(board);
