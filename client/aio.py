@@ -33,7 +33,7 @@ from client.connection import (
     should_retry,
 )
 from client.errors import SudokuError
-from client.resume import ResumePoint, ended_early
+from client.resume import ResumePoint, StreamState, ended_early
 from client.results import BatchItem, SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
@@ -179,49 +179,16 @@ class AsyncClient:
         return _batch(self, boards, make, window, timeout)
 
 
-class AsyncFrameStream(AsyncIterator[pb.Frame]):
+class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
     """A solve's frames, resumed with Watch after UNAVAILABLE or a dropped stream.
 
     Like FrameStream: pause(), resume(), close(), await cancel().
     """
 
     def __init__(self, client: AsyncClient, point: ResumePoint, timeout: float | None):
-        self._client = client
-        self._point = point
-        self._deadline = Deadline(timeout)
-        self._call: Any = None
-        self._attempt = 0
+        super().__init__(client, point, timeout)
         self._running = asyncio.Event()
         self._running.set()
-        self._closed = False
-
-    @property
-    def job_id(self) -> str:
-        return self._point.job_id
-
-    @property
-    def last_seq(self) -> int:
-        return self._point.last_seq
-
-    @property
-    def first(self) -> pb.Frame | None:
-        return self._point.first
-
-    @property
-    def last(self) -> pb.Frame | None:
-        return self._point.last
-
-    def result(self) -> SolveResult:
-        """The outcome, once the last frame has arrived."""
-        if self._point.last is None:
-            raise RuntimeError("the stream has not reached its last frame")
-        job = self._point.first.job if self._point.first is not None else pb.JobInfo()
-        return SolveResult(self._point.job_id, job, self._point.last)
-
-    def _open(self) -> Any:
-        name, request = self._point.opening()
-        method = getattr(self._client._stub, name)
-        return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)
 
     def _stopped_by_us(self) -> bool:
         return self._closed or not self._running.is_set()
@@ -270,25 +237,6 @@ class AsyncFrameStream(AsyncIterator[pb.Frame]):
         if self._call is not None:
             self._call.cancel()
         self._call = None
-
-    def pause(self) -> None:
-        """Stops reading; the job goes on and its frames wait in the service."""
-        self._running.clear()
-        self._drop_call()
-
-    def resume(self) -> None:
-        """Continues after the last frame seen (Watch with its seq)."""
-        self._running.set()
-
-    @property
-    def paused(self) -> bool:
-        return not self._running.is_set()
-
-    def close(self) -> None:
-        """Stops reading for good (the job goes on unless cancel_on_disconnect)."""
-        self._closed = True
-        self._drop_call()
-        self._running.set()
 
     async def cancel(self) -> bool:
         """Cancels the job (once its id is known) and stops reading."""

@@ -10,9 +10,13 @@ case a server ever sends one twice.
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
+from client.connection import Deadline
 from client.errors import SudokuError
+from client.results import SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
 
 
@@ -52,3 +56,66 @@ class ResumePoint:
 def ended_early(address: str) -> SudokuError:
     """A stream closed without error before its last frame: the connection dropped."""
     return SudokuError(grpc.StatusCode.UNAVAILABLE, "the stream ended before its last frame", address)
+
+
+class StreamState:
+    """What the blocking and the asyncio frame streams share: the resume
+    point, the one deadline across attempts, and how to (re)open the call."""
+
+    def __init__(self, client: Any, point: ResumePoint, timeout: float | None):
+        self._client = client
+        self._point = point
+        self._deadline = Deadline(timeout)
+        self._call: Any = None
+        self._attempt = 0
+        self._closed = False
+        self._running: Any = None  # set by the subclass
+
+    @property
+    def job_id(self) -> str:
+        return self._point.job_id
+
+    @property
+    def last_seq(self) -> int:
+        return self._point.last_seq
+
+    @property
+    def first(self) -> pb.Frame | None:
+        return self._point.first
+
+    @property
+    def last(self) -> pb.Frame | None:
+        return self._point.last
+
+    def result(self) -> SolveResult:
+        """The outcome, once the last frame has arrived."""
+        if self._point.last is None:
+            raise RuntimeError("the stream has not reached its last frame")
+        job = self._point.first.job if self._point.first is not None else pb.JobInfo()
+        return SolveResult(self._point.job_id, job, self._point.last)
+
+    # self._running is a threading.Event or an asyncio.Event (same methods);
+    # _drop_call() is the subclass's: cancelling a call differs between the two.
+    def pause(self) -> None:
+        """Stops reading; the job goes on and its frames wait in the service."""
+        self._running.clear()
+        self._drop_call()
+
+    def resume(self) -> None:
+        """Continues after the last frame seen (Watch with its seq)."""
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def close(self) -> None:
+        """Stops reading for good (the job goes on unless cancel_on_disconnect)."""
+        self._closed = True
+        self._drop_call()
+        self._running.set()
+
+    def _open(self) -> Any:
+        name, request = self._point.opening()
+        method = getattr(self._client._stub, name)
+        return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)

@@ -35,7 +35,7 @@ from client.connection import (
     should_retry,
 )
 from client.errors import SudokuError
-from client.resume import ResumePoint, ended_early
+from client.resume import ResumePoint, StreamState, ended_early
 from client.results import BatchItem, SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
@@ -190,7 +190,7 @@ class Client:
         return _Batch(self, boards, make, window, timeout).results()
 
 
-class FrameStream(Iterator[pb.Frame]):
+class FrameStream(StreamState, Iterator[pb.Frame]):
     """A solve's frames, resumed with Watch after UNAVAILABLE or a dropped stream.
 
     `pause()` stops reading (the job goes on), `resume()` continues from the
@@ -199,43 +199,10 @@ class FrameStream(Iterator[pb.Frame]):
     """
 
     def __init__(self, client: Client, point: ResumePoint, timeout: float | None):
-        self._client = client
-        self._point = point
-        self._deadline = Deadline(timeout)
-        self._call: Any = None
-        self._attempt = 0
+        super().__init__(client, point, timeout)
         self._lock = threading.Lock()
         self._running = threading.Event()
         self._running.set()
-        self._closed = False
-
-    @property
-    def job_id(self) -> str:
-        return self._point.job_id
-
-    @property
-    def last_seq(self) -> int:
-        return self._point.last_seq
-
-    @property
-    def first(self) -> pb.Frame | None:
-        return self._point.first
-
-    @property
-    def last(self) -> pb.Frame | None:
-        return self._point.last
-
-    def result(self) -> SolveResult:
-        """The outcome, once the last frame has arrived."""
-        if self._point.last is None:
-            raise RuntimeError("the stream has not reached its last frame")
-        job = self._point.first.job if self._point.first is not None else pb.JobInfo()
-        return SolveResult(self._point.job_id, job, self._point.last)
-
-    def _open(self) -> Any:
-        name, request = self._point.opening()
-        method = getattr(self._client._stub, name)
-        return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)
 
     def __next__(self) -> pb.Frame:
         while not self._point.finished and not self._closed:
@@ -275,25 +242,6 @@ class FrameStream(Iterator[pb.Frame]):
             if self._call is not None:
                 self._call.cancel()
             self._call = None
-
-    def pause(self) -> None:
-        """Stops reading; the job goes on and its frames wait in the service."""
-        self._running.clear()
-        self._drop_call()
-
-    def resume(self) -> None:
-        """Continues after the last frame seen (Watch with its seq)."""
-        self._running.set()
-
-    @property
-    def paused(self) -> bool:
-        return not self._running.is_set()
-
-    def close(self) -> None:
-        """Stops reading for good (the job goes on unless cancel_on_disconnect)."""
-        self._closed = True
-        self._drop_call()
-        self._running.set()
 
     def cancel(self) -> bool:
         """Cancels the job (once its id is known) and stops reading."""
