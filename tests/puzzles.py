@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sudoku.grid import is_solution_of
+
 DATA = Path(__file__).parent / "data"
 EMPTY = "." * 81
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -19,6 +21,11 @@ def files(folder: Path = DATA) -> list[Path]:
 
 def read(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text().splitlines() if line.strip()]
+
+
+def puzzles(name: str) -> list[str]:
+    """The puzzles of tests/data/<name>.txt."""
+    return read(DATA / f"{name}.txt")
 
 
 def expected_solutions(path: Path) -> tuple[int, int | None]:
@@ -37,12 +44,4 @@ def all_puzzles() -> list[tuple[str, str]]:
 
 def is_completion(puzzle: str, solution: str) -> bool:
     """True when `solution` is a full valid grid that keeps every given."""
-    if len(solution) != 81 or any(ch not in "123456789" for ch in solution):
-        return False
-    if any(g not in ".0" and g != s for g, s in zip(puzzle, solution)):
-        return False
-    rows = [solution[r * 9:r * 9 + 9] for r in range(9)]
-    columns = [solution[c::9] for c in range(9)]
-    boxes = ["".join(solution[r * 9 + c] for r in range(br, br + 3) for c in range(bc, bc + 3))
-             for br in (0, 3, 6) for bc in (0, 3, 6)]
-    return all(sorted(unit) == list("123456789") for unit in rows + columns + boxes)
+    return is_solution_of(solution, puzzle.replace("0", "."))

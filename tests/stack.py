@@ -10,21 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
-
 import grpc
 
 from service.config import Settings
 from service.server import App, start
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-
-DATA = Path(__file__).parent / "data"
-
-
-def puzzles(name: str) -> list[str]:
-    """The puzzles of tests/data/<name>.txt."""
-    return (DATA / f"{name}.txt").read_text().split()
-
 
 class ServiceThread:
     def __init__(self, settings: Settings):

@@ -12,7 +12,7 @@ import grpc
 from service.cache import count_key
 from service.validate import count_spec
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.stack import puzzles
+from tests.puzzles import puzzles
 from worker import engine
 
 TIMEOUT = 60

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from sudoku.grid import is_solution_of, nine_lines
-from tests.stack import DATA, puzzles
+from tests.puzzles import DATA, puzzles
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

@@ -20,7 +20,8 @@ from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
-from tests.stack import ServiceThread, puzzles
+from tests.puzzles import puzzles
+from tests.stack import ServiceThread
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

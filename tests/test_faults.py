@@ -21,7 +21,8 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.conftest import make_settings
 from tests.frames_util import draw
-from tests.stack import ServiceThread, puzzles
+from tests.puzzles import puzzles
+from tests.stack import ServiceThread
 from worker import engine
 from worker.jobs import POISON_SEED
 from worker.supervisor import Supervisor

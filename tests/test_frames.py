@@ -11,7 +11,7 @@ from sudoku import keys
 from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import draw
-from tests.stack import puzzles
+from tests.puzzles import puzzles
 from worker import engine
 from worker.frames import boundaries, net_change
 from worker.jobs import SolveRun

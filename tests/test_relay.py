@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import draw, pairs
-from tests.stack import puzzles
+from tests.puzzles import puzzles
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 TIMEOUT = 60

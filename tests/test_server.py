@@ -14,11 +14,9 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import draw
-from tests.stack import puzzles
+from tests.puzzles import WIKIPEDIA, WIKIPEDIA_SOLUTION, puzzles
 from worker import engine
 
-WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
-WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 LONG = puzzles("forum_hardest_1106")[0]  # naive: 70,940,630 steps, seconds of work
 TIMEOUT = 30
