@@ -9,12 +9,14 @@ A *board* in transit is an 81-character string with '.' for a blank.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from dataclasses import dataclass
+from typing import Literal
 
 UnitKind = Literal["row", "column", "box"]
 
 
-class Unit(NamedTuple):
+@dataclass(frozen=True)
+class Unit:
     kind: UnitKind
     index: int  # 1..9
     cells: tuple[int, ...]
