@@ -15,6 +15,13 @@
 
 #include <string.h>
 
+/* SSE2 is part of x86-64; STEPPER_NO_SIMD forces the plain loop, so that it
+ * can be tested on x86 too. */
+#if defined(__SSE2__) && !defined(STEPPER_NO_SIMD)
+#include <emmintrin.h>
+#define STEPPER_SSE2 1
+#endif
+
 #define ALL_VALUES 0x1FFu /* bit v-1 set means value v */
 #define KEY_SHIFT 7
 #define KEY_ONE (1 << KEY_SHIFT) /* one candidate's worth of key */
@@ -212,28 +219,45 @@ static int rotate_rank(const stepper *s, int cell)
     return (rank << KEY_SHIFT) | cell;
 }
 
-/* Breaks a tie among the cells whose key has `count` candidates; `first` is
- * the lowest-index one. */
-static int break_tie(stepper *s, int first, int count)
+/* Writes the cells whose key has `count` candidates to `tied`, ascending;
+ * returns how many. Which cells tie is data no branch predictor guesses, so
+ * neither loop branches on it per cell. */
+static int tied_cells(const stepper *s, int count, uint8_t tied[STEPPER_KEYS])
 {
-    uint8_t tied[81];
     int n = 0;
-    for (int i = first; i < 81; i++)
-        if ((s->key[i] >> KEY_SHIFT) == count)
-            tied[n++] = (uint8_t)i;
+#ifdef STEPPER_SSE2
+    const __m128i want = _mm_set1_epi16((short)count);
+    for (int base = 0; base < STEPPER_KEYS; base += 8) {
+        __m128i keys = _mm_loadu_si128((const __m128i *)&s->key[base]);
+        __m128i same = _mm_cmpeq_epi16(_mm_srai_epi16(keys, KEY_SHIFT), want);
+        /* movemask gives 2 bits per 16-bit lane: keep one. */
+        for (unsigned m = (unsigned)_mm_movemask_epi8(same) & 0x5555u; m; m &= m - 1)
+            tied[n++] = (uint8_t)(base + __builtin_ctz(m) / 2);
+    }
+#else
+    for (int i = 0; i < 81; i++) {
+        tied[n] = (uint8_t)i;
+        n += (s->key[i] >> KEY_SHIFT) == count;
+    }
+#endif
+    return n;
+}
+
+/* Breaks a tie among the cells with `count` (>= 1) candidates. */
+static int break_tie(stepper *s, int count)
+{
+    uint8_t tied[STEPPER_KEYS];
+    int n = tied_cells(s, count, tied);
     if (n == 1)
-        return first;
+        return tied[0];
     if (s->opt.tie_break == STEPPER_TIE_RANDOM)
         return tied[draw(&s->rng, (uint64_t)n)];
-    int best = first, best_rank = rotate_rank(s, first);
+    int best = rotate_rank(s, tied[0]);
     for (int j = 1; j < n; j++) {
         int rank = rotate_rank(s, tied[j]);
-        if (rank < best_rank) {
-            best = tied[j];
-            best_rank = rank;
-        }
+        best = rank < best ? rank : best;
     }
-    return best;
+    return best & (KEY_ONE - 1); /* a rank ends with its cell */
 }
 
 static int choose_mrv(stepper *s)
@@ -246,7 +270,7 @@ static int choose_mrv(stepper *s)
      * tie-break, and above all no random draw. */
     if (count == 0 || s->opt.tie_break == STEPPER_TIE_FIRST)
         return cell;
-    return break_tie(s, cell, count);
+    return break_tie(s, count);
 }
 
 /* The search is over: the last frame was popped. */
