@@ -112,6 +112,10 @@ class BatchCounter:
                 if request is _END:
                     break
                 if index >= self.settings.max_batch:
+                    # The allowed requests are answered first: their slots are
+                    # already queued, and without their group the reply stream
+                    # would wait on it until the client's deadline.
+                    await self._send(group, room)
                     raise TooMany(f"at most {self.settings.max_batch} requests per CountBatch call")
                 slot = self._admit(request, index, group)
                 await slots.put(slot)
