@@ -23,7 +23,7 @@ from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
-from service import metrics, relay, security, validate
+from service import decoding, metrics, relay, security, validate
 from service.batch import BatchCounter, TooMany, count_reply
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
@@ -258,7 +258,7 @@ async def start(settings: Settings) -> App:
     hub = StreamHub(url, waker=redis)
     jobs = Jobs(settings, sync_redis, hub)
     server = grpc.aio.server(
-        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings)],
+        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding()],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             ("grpc.so_reuseport", 0),

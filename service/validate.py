@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from service.config import Settings
+from service.decoding import Undecodable
 from sudoku import grid
 from sudoku.specs import CountSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -145,7 +146,9 @@ def _pacing(pacing: pb.Pacing, spec: SolveSpec, settings: Settings, adjustments:
         spec.duration_ms = longest
 
 
-def count_spec(request: pb.CountRequest, settings: Settings) -> CountSpec:
+def count_spec(request: pb.CountRequest | Undecodable, settings: Settings) -> CountSpec:
+    if isinstance(request, Undecodable):  # a CountBatch item that did not parse
+        raise Invalid(request.message)
     if request.limit < 0:
         raise Invalid(f"limit: must not be negative, got {request.limit}")
     if request.limit > MAX_COUNT_LIMIT:
