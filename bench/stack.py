@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
+import sys
 import socket
 import subprocess
 import time
@@ -12,6 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.stack import installed_script  # noqa: E402
 
 
 def free_port() -> int:
@@ -23,9 +26,7 @@ def free_port() -> int:
 @contextmanager
 def sudoku_server(workers: int = 2, **settings):
     """Runs sudoku-server (embedded Redis) and yields its address."""
-    exe = shutil.which("sudoku-server")
-    if not exe:
-        raise SystemExit("sudoku-server is not installed: run inside .venv after `make test` or `make up`")
+    exe = installed_script("sudoku-server")
     port = free_port()
     args = [exe, "--listen", f"127.0.0.1:{port}", "--workers", str(workers), "--metrics-port", "0"]
     for name, value in settings.items():

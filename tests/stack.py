@@ -9,12 +9,27 @@ processes (worker.supervisor), Redis is the embedded redis-server.
 from __future__ import annotations
 
 import asyncio
+import shutil
+import sys
 import threading
+from pathlib import Path
 import grpc
 
 from service.config import Settings
 from service.server import App, start
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+
+def installed_script(name: str) -> str:
+    """A console script of this package. It sits next to the running
+    interpreter (the venv's bin/), which need not be on PATH: `make test`
+    runs .venv/bin/python without activating the venv."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    assert found, f"{name} is not installed (pip install -e .)"
+    return found
+
 
 class ServiceThread:
     def __init__(self, settings: Settings):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -17,6 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.stack import installed_script
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 
@@ -54,8 +54,7 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_sudoku_server_serves_then_stops_everything_it_started():
-    exe = shutil.which("sudoku-server")
-    assert exe, "sudoku-server is not installed (pip install -e .)"
+    exe = installed_script("sudoku-server")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     proc = subprocess.Popen(

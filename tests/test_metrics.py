@@ -21,6 +21,7 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.test_launcher import free_port
+from tests.stack import installed_script
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30
@@ -49,8 +50,7 @@ def requests(samples, method: str, code: str) -> float | None:
 def server(tmp_path_factory):
     """sudoku-server with two workers and its metrics on a free port:
     (gRPC port, metrics port, the TMPDIR its temporary folders go to)."""
-    exe = shutil.which("sudoku-server")
-    assert exe, "sudoku-server is not installed (pip install -e .)"
+    exe = installed_script("sudoku-server")
     # A short private TMPDIR: redis-server's unix socket goes there too.
     tmp = tempfile.mkdtemp(prefix="sm-")
     port, metrics_port = free_port(), free_port()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import logging
-import shutil
 import subprocess
 
 import grpc
@@ -21,6 +20,7 @@ from service import security
 from service.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.stack import installed_script
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TOKEN = "s3cret-Token-4f9a0c"
@@ -123,8 +123,7 @@ def test_a_key_that_is_not_pem_is_named(certificate, tmp_path):
 
 
 def test_sudoku_server_stops_at_once_on_half_a_tls_setting(certificate):
-    exe = shutil.which("sudoku-server")
-    assert exe, "sudoku-server is not installed (pip install -e .)"
+    exe = installed_script("sudoku-server")
     done = subprocess.run(
         [exe, "--tls-cert", certificate[0], "--listen", "127.0.0.1:0"], capture_output=True, text=True, timeout=60
     )
