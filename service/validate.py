@@ -76,7 +76,7 @@ def capped(value: int, ceiling: int, field: str, adjustments: list[str]) -> int:
 
 def job_id(text: str) -> str:
     if not JOB_ID.fullmatch(text):
-        raise Invalid(f"job_id: {_short(text)} is not a job id (32 hex digits, as in the first frame of Solve)")
+        raise Invalid(f"job_id: {_short(text)} is not a job id (32 lowercase hex digits, as in the first frame of Solve)")
     return text
 
 
