@@ -1,9 +1,8 @@
 """Queueing jobs on RQ and waiting for their results.
 
-RQ is synchronous, so its calls run in a thread; each enqueue is a single
-pipelined round trip (for a solve, together with the stream's first
-frame). Results are awaited by blocking on RQ's own result stream through
-the hub, never by polling.
+Each enqueue is one round trip from the event loop (service/enqueue.py),
+for a solve together with the stream's first frame. Results are awaited by
+blocking on RQ's own result stream through the hub, never by polling.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from rq.serializers import JSONSerializer
 
 from service import metrics
 from service.config import Settings
+from service.enqueue import Enqueuer
 from service.hub import StreamHub
 from service.relay import JobFailed, is_last
 from service.validate import Invalid
@@ -78,16 +78,19 @@ def fingerprint(request: pb.SolveRequest) -> str:
 class Jobs:
     def __init__(self, settings: Settings, redis: Redis, hub: StreamHub):
         self.settings = settings
-        self.redis = redis  # synchronous, for RQ (used from threads)
+        self.redis = redis  # synchronous: RQ's Queue objects hold it (jobs are written by Enqueuer)
         self.hub = hub
         self.queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
+        self.enqueuer = Enqueuer(hub.waker)
+        for queue in self.queues.values():
+            queue.get_redis_server_version()  # cached from now on: no round trip per job
 
-    async def check_bound(self, queue_name: str) -> None:
-        waiting = await self.hub.waker.llen(self.queues[queue_name].key)
-        if waiting >= self.settings.queue_bound:
-            raise QueueFull(
-                f"{waiting} jobs are waiting, the bound is {self.settings.queue_bound}; retry in a moment"
-            )
+    async def _enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> None:
+        queued, waiting = await self.enqueuer.enqueue(
+            self.queues[queue_name], self.settings.queue_bound, func, args, job_id, **options
+        )
+        if not queued:
+            raise QueueFull(f"{waiting} jobs are waiting, the bound is {self.settings.queue_bound}; retry in a moment")
 
     async def claim_request_id(self, request: pb.SolveRequest, job_id: str) -> str | None:
         """None when `request_id` is new (now ours), else the job it started."""
@@ -109,30 +112,22 @@ class Jobs:
         await self.hub.waker.delete(keys.request(request_id))
 
     async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool) -> None:
-        await self.check_bound(keys.QUEUE_INTERACTIVE)
-        header = header_frame(spec, adjustments, unpaced)
-        await asyncio.to_thread(self._enqueue_solve, spec, header)
-
-    def _enqueue_solve(self, spec: SolveSpec, header: pb.Frame) -> None:
-        stream = keys.frames(spec.job_id)
-        # Frame 1 is written here, so the client has its job id at once; the
-        # stream lives until the worker ends it (or a day, if none ever does).
-        with self.redis.pipeline() as pipe:
-            # RQ calls MULTI on the pipeline itself, so it must come first.
-            self.queues[keys.QUEUE_INTERACTIVE].enqueue_call(
-                "worker.jobs.solve",
-                args=(spec.to_dict(),),
-                job_id=spec.job_id,
-                timeout=2 * spec.time_limit_ms // 1000 + 60,
-                result_ttl=spec.stream_ttl_s,
-                failure_ttl=spec.stream_ttl_s,
-                retry=Retry(max=self.settings.job_retries),
-                on_failure=Callback("worker.jobs.on_solve_failure"),
-                pipeline=pipe,
-            )
-            pipe.xadd(stream, {"f": header.SerializeToString()}, id=keys.frame_id(1))
-            pipe.expire(stream, 86_400)
-            pipe.execute()
+        # Frame 1 is written with the job, so the client has its job id at
+        # once; the stream lives until the worker ends it (or a day, if none
+        # ever does).
+        await self._enqueue(
+            keys.QUEUE_INTERACTIVE,
+            "worker.jobs.solve",
+            spec.to_dict(),
+            spec.job_id,
+            stream=keys.frames(spec.job_id),
+            first_frame=header_frame(spec, adjustments, unpaced).SerializeToString(),
+            timeout=2 * spec.time_limit_ms // 1000 + 60,
+            result_ttl=spec.stream_ttl_s,
+            failure_ttl=spec.stream_ttl_s,
+            retry=Retry(max=self.settings.job_retries),
+            on_failure=Callback("worker.jobs.on_solve_failure"),
+        )
 
     async def cancel(self, job_id: str) -> bool:
         """Raises the job's cancel flag; False when the job already ended."""
@@ -146,7 +141,6 @@ class Jobs:
 
     async def run(self, func: str, spec: Spec | list[dict[str, Any]], queue_name: str, time_limit_ms: int) -> Any:
         """Queues a unary job and returns its result (or raises JobFailed)."""
-        await self.check_bound(queue_name)
         job_id = new_job_id()
         args = spec if isinstance(spec, list) else spec.to_dict()
         queued_at = time.monotonic()
@@ -155,24 +149,22 @@ class Jobs:
         # its start, so an early result is not missed either way).
         result = asyncio.ensure_future(self.result(job_id))
         try:
-            await asyncio.to_thread(self._enqueue, func, args, job_id, queue_name, time_limit_ms)
+            await self._enqueue(
+                queue_name,
+                func,
+                args,
+                job_id,
+                timeout=time_limit_ms // 1000 + 60,
+                result_ttl=self.settings.result_ttl_s,
+                failure_ttl=self.settings.result_ttl_s,
+                retry=Retry(max=self.settings.job_retries),
+            )
         except BaseException:
             result.cancel()
             raise
         value = await result
         metrics.job_done(func.rpartition(".")[2], queued_at)
         return value
-
-    def _enqueue(self, func: str, args: Any, job_id: str, queue_name: str, time_limit_ms: int) -> None:
-        self.queues[queue_name].enqueue_call(
-            func,
-            args=(args,),
-            job_id=job_id,
-            timeout=time_limit_ms // 1000 + 60,
-            result_ttl=self.settings.result_ttl_s,
-            failure_ttl=self.settings.result_ttl_s,
-            retry=Retry(max=self.settings.job_retries),
-        )
 
     async def result(self, job_id: str) -> Any:
         key = keys.result(job_id)
