@@ -111,23 +111,25 @@ class Jobs:
     async def release_request_id(self, request_id: str) -> None:
         await self.hub.waker.delete(keys.request(request_id))
 
-    async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool) -> None:
-        # Frame 1 is written with the job, so the client has its job id at
-        # once; the stream lives until the worker ends it (or a day, if none
-        # ever does).
+    async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool) -> pb.Frame:
+        """Queues the solve; returns frame 1, which is written with the job,
+        so the client has its job id at once. The stream lives until the
+        worker ends it (or a day, if none ever does)."""
+        first = header_frame(spec, adjustments, unpaced)
         await self._enqueue(
             keys.QUEUE_INTERACTIVE,
             "worker.jobs.solve",
             spec.to_dict(),
             spec.job_id,
             stream=keys.frames(spec.job_id),
-            first_frame=header_frame(spec, adjustments, unpaced).SerializeToString(),
+            first_frame=first.SerializeToString(),
             timeout=2 * spec.time_limit_ms // 1000 + 60,
             result_ttl=spec.stream_ttl_s,
             failure_ttl=spec.stream_ttl_s,
             retry=Retry(max=self.settings.job_retries),
             on_failure=Callback("worker.jobs.on_solve_failure"),
         )
+        return first
 
     async def cancel(self, job_id: str) -> bool:
         """Raises the job's cancel flag; False when the job already ended."""

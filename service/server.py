@@ -115,9 +115,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         if request.request_id:
             job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
         queued_at = time.monotonic()
+        first = None
         if job_id == spec.job_id:
             try:
-                await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
+                first = await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
             except BaseException:
                 if request.request_id:
                     await asyncio.shield(self.jobs.release_request_id(request.request_id))
@@ -125,7 +126,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         fps = spec.fps if spec.view == "search" and not request.pacing.unpaced else 0
         finished = False
         try:
-            async for frame in relay.frames(self.hub, job_id, 0, fps):
+            if first is not None:
+                yield first  # written with the job: no need to read it back
+            async for frame in relay.frames(self.hub, job_id, 0 if first is None else first.seq, fps):
                 yield frame
             finished = True
             if fps == 0 and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
