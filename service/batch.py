@@ -105,7 +105,7 @@ class BatchCounter:
         try:
             while True:
                 try:
-                    request = await (asyncio.wait_for(inbox.get(), LINGER_SECONDS) if group.items else inbox.get())
+                    request = await self._next(inbox, bool(group.items))
                 except TimeoutError:  # the client paused: send what we have
                     group = await self._send(group, room)
                     continue
@@ -126,6 +126,15 @@ class BatchCounter:
             await slots.put(_END)
         except Exception as exc:  # noqa: BLE001 - handed to the reply stream
             await slots.put(exc)
+
+    @staticmethod
+    async def _next(inbox: asyncio.Queue, lingering: bool):
+        """The next request; with `lingering`, TimeoutError after a short pause."""
+        if not inbox.empty():  # the common case under load: no timer, no task
+            return inbox.get_nowait()
+        if lingering:
+            return await asyncio.wait_for(inbox.get(), LINGER_SECONDS)
+        return await inbox.get()
 
     def _admit(self, request: pb.CountRequest, index: int, group: _Group):
         try:
