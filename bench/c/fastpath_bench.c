@@ -163,9 +163,11 @@ static uint8_t *read_puzzles(const char *path, size_t *count)
     return all;
 }
 
-static int check_file(const uint8_t *puzzles, size_t n, uint64_t expected)
+static int check_file(const uint8_t *puzzles, size_t n, uint64_t expected,
+                      double guesses[2])
 {
     int failures = 0;
+    guesses[0] = guesses[1] = 0;
     uint8_t sol[81];
     for (size_t k = 0; k < n && failures < 10; k++) {
         const uint8_t *p = puzzles + k * 81;
@@ -178,6 +180,8 @@ static int check_file(const uint8_t *puzzles, size_t n, uint64_t expected)
         }
         memset(sol, 0, sizeof sol);
         fp_count_result r = fp_count(p, 2, 0, sol);
+        guesses[0] += (double)fp_count(p, 1, 0, NULL).guesses / (double)n;
+        guesses[1] += (double)r.guesses / (double)n;
         if (r.solutions != expected || !r.complete ||
             (expected && !valid_completion(p, sol))) {
             fprintf(stderr, "puzzle %zu: count %llu (complete %d), expected %llu\n",
@@ -364,8 +368,10 @@ int main(int argc, char **argv)
     }
     size_t n;
     uint8_t *puzzles = read_puzzles(argv[1], &n);
-    int failures = check_file(puzzles, n, expected);
-    printf("%s: %zu puzzles, %s\n", argv[1], n, failures ? "FAILED" : "all correct");
+    double guesses[2];
+    int failures = check_file(puzzles, n, expected, guesses);
+    printf("%s: %zu puzzles, %s; guesses/puzzle solve %.2f, count %.2f\n", argv[1],
+           n, failures ? "FAILED" : "all correct", guesses[0], guesses[1]);
     if (!failures && repeats > 0) {
         timing_t solve = time_file(puzzles, n, 0, repeats);
         timing_t count = time_file(puzzles, n, 1, repeats);

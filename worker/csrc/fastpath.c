@@ -26,8 +26,13 @@
  *  digits; every word that changed is queued for the updates above.
  * When propagation stalls the search guesses on a cell with two candidates
  * (the one with the most such peers) or else the fewest: a copy of the state
- * takes the lowest digit, the state itself has that digit removed and resumes after the copy's
- * subtree is done.
+ * takes the lowest digit, the state itself has that digit removed and
+ * resumes after the copy's subtree is done. Each such copy is one guess, the
+ * unit of max_guesses; the other branch is not counted (it is forced once
+ * the copy failed).
+ *
+ * Counting: with k digits absent from the givens, any solution gives k! by
+ * permuting those digits, so when k! >= limit one solution settles the count.
  */
 #include "fastpath.h"
 
@@ -488,7 +493,7 @@ static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
     return 1;
 }
 
-/* k! for the k digits the givens never use, capped to avoid overflow. */
+/* k! for the k digits the givens never use (at most 9!, no overflow). */
 static uint64_t missing_digit_permutations(int distinct_digits)
 {
     uint64_t n = 1;
