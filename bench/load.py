@@ -28,7 +28,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The repository instead of bench/ itself: bench/service.py must not shadow
+# the `service` package when run as `python bench/service.py`.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench.stack import percentile, puzzles, sudoku_server  # noqa: E402
 from client import AsyncClient, SudokuError  # noqa: E402
