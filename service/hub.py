@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 import zlib
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ class _Shard:
         self.wake_id = "0-0"
         self.waiters: dict[str, list[_Waiter]] = {}
         self.blocked_on: set[str] | None = None
+        self.waking = False  # a wake-up is on its way to the blocked XREAD
+        self.wake_expiry_set = float("-inf")
         self.idle = asyncio.Event()
         self.task: asyncio.Task | None = None
 
@@ -72,14 +75,23 @@ class _Shard:
         try:
             if self.blocked_on is None:
                 self.idle.set()
-            elif key not in self.blocked_on:
-                async with waker.pipeline(transaction=False) as pipe:
-                    pipe.xadd(self.wake_key, {"w": b"1"}, maxlen=1)
-                    pipe.expire(self.wake_key, 3600)  # the process may die; its key should not stay
-                    await pipe.execute()
+            elif key not in self.blocked_on and not self.waking:
+                await self._wake(waker)
             return await waiter.future
         finally:
             self._forget(key, waiter)
+
+    async def _wake(self, waker: Redis) -> None:
+        # One wake-up per blocked XREAD is enough: it re-reads every stream
+        # waited on when it returns, so under load many new waiters share it.
+        self.waking = True
+        async with waker.pipeline(transaction=False) as pipe:
+            pipe.xadd(self.wake_key, {"w": b"1"}, maxlen=1)
+            now = time.monotonic()
+            if now - self.wake_expiry_set > 600:  # the process may die; its key should not stay
+                pipe.expire(self.wake_key, 3600)
+                self.wake_expiry_set = now
+            await pipe.execute()
 
     def _forget(self, key: str, waiter: _Waiter) -> None:
         waiting = self.waiters.get(key)
@@ -99,6 +111,7 @@ class _Shard:
             for key, waiting in self.waiters.items():
                 streams[key] = min((w.after for w in waiting), key=id_key)
             self.blocked_on = set(streams)
+            self.waking = False
             try:
                 reply = await self.redis.xread(streams, count=BATCH, block=BLOCK_MS)
                 failures = 0
@@ -122,8 +135,13 @@ class _Shard:
         newest = id_key(entries[-1][0])
         for waiter in list(self.waiters.get(key, ())):
             after = id_key(waiter.after)
-            if after < newest and not waiter.future.done():
-                waiter.future.set_result([e for e in entries if id_key(e[0]) > after])
+            if after < newest:
+                # Forget it now, not when its task next runs: until then the
+                # next XREAD would include this stream at the old position
+                # and return at once with the same entries, again and again.
+                self._forget(key, waiter)
+                if not waiter.future.done():
+                    waiter.future.set_result([e for e in entries if id_key(e[0]) > after])
 
     def _fail_all(self, exc: Exception) -> None:
         self.fail_matching("", exc)
@@ -176,10 +194,16 @@ class StreamHub:
         entries = await self.waker.xrange(key, min="(" + after, max="+", count=count)
         return [(i.decode(), f) for i, f in entries]
 
-    async def follow(self, key: str, after: str):
-        """Yields batches of entries after `after`, for ever (the caller stops)."""
+    async def follow(self, key: str, after: str, fresh: bool = False):
+        """Yields batches of entries after `after`, for ever (the caller stops).
+
+        `fresh`: the stream was only just asked for (a job's result), so
+        start by waiting rather than reading what cannot be there yet; the
+        wait returns at once if it is there after all.
+        """
         while True:
-            batch = await self.read(key, after)
+            batch = [] if fresh else await self.read(key, after)
+            fresh = False
             if not batch:
                 batch = await self.wait(key, after)
             if batch:

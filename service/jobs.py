@@ -170,7 +170,7 @@ class Jobs:
 
     async def result(self, job_id: str) -> Any:
         key = keys.result(job_id)
-        async for batch in self.hub.follow(key, "0-0"):
+        async for batch in self.hub.follow(key, "0-0", fresh=True):
             for result_id, payload in batch:
                 result = Result.restore(job_id, result_id, payload, connection=None, serializer=JSONSerializer)
                 if result.type == Result.Type.SUCCESSFUL:
