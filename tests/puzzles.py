@@ -10,6 +10,10 @@ from sudoku.grid import is_solution_of
 DATA = Path(__file__).parent / "data"
 EMPTY = "." * 81
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+# No solution, and naive search finds out only at the last cell (r9c9 sees
+# all nine values without any two givens clashing): it runs until stopped,
+# which makes it the test suite's long job (~2 s per 100M steps).
+ENDLESS = "........5........6........7........8........................9...........1234....."
 WIKIPEDIA_SOLUTION = (
     "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 )
