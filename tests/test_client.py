@@ -20,13 +20,13 @@ from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
-from tests.puzzles import puzzles
+from tests.puzzles import ENDLESS, puzzles
 from tests.stack import ServiceThread
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
-LONG = puzzles("forum_hardest_1106")[0]  # naive: seconds of work
+LONG = ENDLESS  # naive: runs until its cap or a cancel
 FAST_RETRY = Retry(attempts=8, base=0.05, cap=0.5)
 
 
