@@ -6,7 +6,8 @@
     solve of a hard puzzle (norvig_hardest #1: 671,215 steps), cut by
     duration (10 s at 30 fps) and one step per frame (capped by max frames);
   - frames per second the service delivers to 1, 100 and 1,000 concurrent
-    watchers of a finished job (unpaced Watch, one client process);
+    watchers of a finished job, unpaced and at 30 fps (one client process,
+    which is itself a bottleneck: Python gRPC costs ~0.2 ms a message);
   - the service process's resident memory idle and with 1,000 open paced
     streams (Linux /proc; elsewhere `ps`).
 """
@@ -61,19 +62,27 @@ def channels_for(address: str, streams: int) -> list[grpc.aio.Channel]:
     return [grpc.aio.insecure_channel(address, options=options) for _ in range((streams + 99) // 100)]
 
 
-async def fan_out(address: str, job_id: str, watchers: int) -> tuple[int, float]:
+async def fan_out(address: str, job_id: str, watchers: int, unpaced: bool = True) -> tuple[int, float, dict]:
     channels = channels_for(address, watchers)
     stubs = [pb_grpc.SudokuStub(c) for c in channels]
+    failed: dict[str, int] = {}
 
     async def watch(i: int) -> int:
-        return sum([1 async for _ in stubs[i // 100].Watch(pb.WatchRequest(job_id=job_id, unpaced=True))])
+        request = pb.WatchRequest(job_id=job_id, unpaced=unpaced)
+        frames = 0
+        try:
+            async for _ in stubs[i // 100].Watch(request):
+                frames += 1
+        except grpc.aio.AioRpcError as exc:
+            failed[exc.code().name] = failed.get(exc.code().name, 0) + 1
+        return frames
 
     t0 = time.perf_counter()
     counts = await asyncio.gather(*(watch(i) for i in range(watchers)))
     elapsed = time.perf_counter() - t0
     for channel in channels:
         await channel.close()
-    return sum(counts), elapsed
+    return sum(counts), elapsed, failed
 
 
 async def open_streams(address: str, job_id: str, n: int, pid: int) -> float:
@@ -96,13 +105,25 @@ def main() -> None:
             print("duration 10 s x 30 fps:", sizes(stub, pb.Pacing(duration_ms=10_000, fps=30, unpaced=True)))
             print("one step per frame:    ", sizes(stub, pb.Pacing(steps_per_frame=1, unpaced=True)))
             print("64 steps per frame:    ", sizes(stub, pb.Pacing(steps_per_frame=64, unpaced=True)))
-            paced = pb.SolveRequest(board=HARD, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=60_000, fps=30))
+            # Slow streams for the memory figure: one frame a second, so a
+            # thousand of them fit the frame-rate budget (SUDOKU_MAX_FRAME_RATE).
+            paced = pb.SolveRequest(board=HARD, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=120_000, fps=1))
             job_id = list(stub.Solve(pb.SolveRequest(board=HARD, view=pb.VIEW_SEARCH,
                                                       pacing=pb.Pacing(duration_ms=10_000, unpaced=True))))[0].job_id
             paced_id = next(stub.Solve(paced)).job_id
+            ten_s = next(stub.Solve(pb.SolveRequest(board=HARD, view=pb.VIEW_SEARCH,
+                                                     pacing=pb.Pacing(duration_ms=10_000, fps=30))))
         for watchers in (1, 100, 1000):
-            frames, seconds = asyncio.run(fan_out(address, job_id, watchers))
-            print(f"{watchers:5d} watchers: {frames} frames in {seconds:.2f} s = {frames / seconds:,.0f} frames/s")
+            frames, seconds, failed = asyncio.run(fan_out(address, job_id, watchers))
+            print(f"{watchers:5d} watchers, unpaced: {frames} frames in {seconds:.2f} s = {frames / seconds:,.0f} "
+                  f"frames/s; calls failed: {failed or 0}")
+        # A thousand phones each asking for 30 frames a second (10 s, 300 frames
+        # each): unpaced, the first streams would hog the loop and later calls
+        # wait (gRPC cancels calls not picked up within 30 s).
+        for watchers in (100, 1000):
+            frames, seconds, failed = asyncio.run(fan_out(address, ten_s.job_id, watchers, unpaced=False))
+            print(f"{watchers:5d} watchers at 30 fps: {frames} frames in {seconds:.2f} s = "
+                  f"{frames / seconds:,.0f} frames/s (asked: {watchers * 30:,}/s); calls failed: {failed or 0}")
         idle = rss_mb(proc.pid)
         held = asyncio.run(open_streams(address, paced_id, 1000, proc.pid))
         print(f"service RSS: {idle:.0f} MB idle, {held:.0f} MB with 1,000 open paced streams "

@@ -163,6 +163,7 @@ class Jobs:
             )
         except BaseException:
             result.cancel()
+            await asyncio.gather(result, return_exceptions=True)  # let it end before the error goes up
             raise
         value = await result
         metrics.job_done(func.rpartition(".")[2], queued_at)

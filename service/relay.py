@@ -3,8 +3,11 @@
 Pacing happens here, with asyncio timers, and never in the worker: the
 worker writes every frame as fast as it can and is free for the next job,
 while each client receives frames at its own rate. A slow client only
-delays itself; if it falls so far behind that the frames it needs were
-trimmed from the stream, it skips to the next keyframe and carries on.
+delays itself: a paced stream more than MAX_LAG behind its schedule, or
+one whose next frames were trimmed from the stream, skips to the next
+keyframe and carries on. That also keeps a service with more watchers
+than it can feed at their frame rate serving all of them, each at a
+lower rate, instead of starving some.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ from collections.abc import AsyncIterator
 from service.hub import ShuttingDown, StreamHub
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
+
+
+# How far a paced stream may fall behind its schedule before it skips ahead
+# to the next keyframe. Unpaced streams never skip.
+MAX_LAG = 1.0
 
 
 class JobFailed(Exception):
@@ -62,7 +70,9 @@ def decode(fields: dict[bytes, bytes]) -> pb.Frame:
 async def frames(hub: StreamHub, job_id: str, after_seq: int, fps: float = 0.0) -> AsyncIterator[pb.Frame]:
     """The job's frames after `after_seq`, up to and including the last.
 
-    With `fps`, frames after the first are spaced at least 1/fps apart.
+    With `fps`, frames after the first follow a schedule of one every
+    1/fps seconds: a late frame goes at once, and a stream more than MAX_LAG
+    behind skips ahead to the next keyframe.
     """
     interval = 1.0 / fps if fps > 0 else 0.0
     loop = asyncio.get_running_loop()
@@ -82,9 +92,21 @@ async def frames(hub: StreamHub, job_id: str, after_seq: int, fps: float = 0.0) 
                 raise ShuttingDown()
             if interval and seq > 1:
                 now = loop.time()
+                if next_due and now - next_due > MAX_LAG:
+                    # An animation that fell behind (a slow client, or a
+                    # service at its limit) jumps ahead like a video player
+                    # instead of replaying stale frames late: to the next
+                    # keyframe, which carries the whole board.
+                    if not frame.board:
+                        continue
+                    next_due = now
+                if not next_due:
+                    next_due = now
                 if next_due > now:
                     await asyncio.sleep(next_due - now)
-                next_due = max(now, next_due) + interval
+                # The schedule, not the moment of sending: a stream that keeps
+                # running late accumulates its lag and skips ahead above.
+                next_due += interval
             yield frame
             after = seq
             if frame.outcome:

@@ -24,6 +24,7 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 from service import decoding, metrics, relay, security, validate
+from service.admission import UNPACED_RATE, FrameBudget, Saturated
 from service.batch import BatchCounter, TooMany, count_reply
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
@@ -47,6 +48,8 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return grpc.StatusCode.UNAVAILABLE, (
             "the service is shutting down; resume with Watch(job_id, after_seq) on another instance"
         )
+    if isinstance(exc, Saturated):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, TooMany):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, QueueFull):
@@ -107,10 +110,18 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.hub = hub
         self.cache = cache
         self.batches = BatchCounter(settings, jobs, cache)
+        self.frames = FrameBudget(settings.max_frame_rate)
 
     @statuses
     async def Solve(self, request: pb.SolveRequest, context):
         spec, adjustments = validate.solve_spec(request, self.settings, new_job_id())
+        fps = spec.fps if spec.view == "search" and not request.pacing.unpaced else 0
+        rate = 0.0 if spec.view == "final" else (fps or UNPACED_RATE)
+        with self.frames.reserve(rate):  # before any job exists: refused means nothing queued
+            async for frame in self._solve(request, spec, adjustments, fps):
+                yield frame
+
+    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], fps: float):
         job_id = spec.job_id
         if request.request_id:
             job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
@@ -123,7 +134,6 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 if request.request_id:
                     await asyncio.shield(self.jobs.release_request_id(request.request_id))
                 raise
-        fps = spec.fps if spec.view == "search" and not request.pacing.unpaced else 0
         finished = False
         try:
             if first is not None:
@@ -162,8 +172,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             first = await relay.first_frame(self.hub, job_id)
             if first is not None and first.job.view == pb.VIEW_SEARCH and not first.job.pacing.unpaced:
                 fps = first.job.pacing.fps
-        async for frame in relay.frames(self.hub, job_id, request.after_seq, fps):
-            yield frame
+        with self.frames.reserve(fps or UNPACED_RATE):
+            async for frame in relay.frames(self.hub, job_id, request.after_seq, fps):
+                yield frame
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):

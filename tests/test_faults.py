@@ -5,8 +5,10 @@ semantics" promises what they check."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import subprocess
 import threading
 import time
 
@@ -19,10 +21,12 @@ from rq.serializers import JSONSerializer
 from service.embedded_redis import EmbeddedRedis
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.conftest import make_settings
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread
+from tests.stack import ServiceThread, installed_script
+from tests.test_launcher import free_port
 from worker import engine
 from worker.jobs import POISON_SEED
 from worker.supervisor import Supervisor
@@ -249,4 +253,74 @@ def test_redis_restarting_under_load(own_stack):
     assert after.verdict == pb.CountReply.UNIQUE
     frames = list(stub.Solve(pb.SolveRequest(board=EASY), timeout=15))
     assert frames[-1].outcome == pb.SOLVED
+    channel.close()
+
+
+def rss_mb(pid: int) -> float:
+    out = subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], capture_output=True, text=True, check=True).stdout
+    return int(out) / 1024
+
+
+@pytest.fixture
+def server_process(redis_url, workers):
+    """sudoku-server in its own process on the session's Redis (its workers),
+    so its memory can be measured alone."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [installed_script("sudoku-server"), "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0"],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "REDIS_URL": redis_url},
+    )
+    assert "listening" in proc.stdout.readline()
+    yield f"127.0.0.1:{port}", proc
+    proc.terminate()
+    proc.wait(30)
+    proc.stdout.close()
+
+
+def test_a_thousand_open_streams_with_slow_readers_keep_memory_bounded(server_process):
+    """1,000 concurrent streams whose clients read one frame and then stop
+    reading: the service holds a bounded amount for each (a few tens of KB,
+    README), not the job's frames."""
+    address, proc = server_process
+    with grpc.insecure_channel(address) as channel:
+        request = pb.SolveRequest(board=puzzles("norvig_hardest")[0], strategy=pb.STRATEGY_NAIVE,
+                                  view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=120_000, fps=1))
+        call = pb_grpc.SudokuStub(channel).Solve(request, timeout=TIMEOUT)
+        job_id = next(call).job_id
+    before = rss_mb(proc.pid)
+
+    async def open_streams() -> float:
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        channels = [grpc.aio.insecure_channel(address, options=options) for _ in range(10)]
+        calls = [pb_grpc.SudokuStub(channels[i % 10]).Watch(pb.WatchRequest(job_id=job_id)) for i in range(1000)]
+        firsts = await asyncio.gather(*(c.read() for c in calls))
+        assert all(f.seq == 1 for f in firsts)
+        await asyncio.sleep(3)  # nobody reads: frames pile up in flow-control windows, not in the service
+        held = rss_mb(proc.pid)
+        for c in calls:
+            c.cancel()
+        for c in channels:
+            await c.close()
+        return held
+
+    held = asyncio.run(open_streams())
+    assert held - before < 150, f"{held - before:.0f} MB for 1,000 streams"
+
+
+def test_streams_past_the_frame_rate_limit_are_refused_at_once(custom_service):
+    service = custom_service(max_frame_rate=100)
+    channel, stub = service.stub()
+    paced = pb.SolveRequest(board=EASY, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=5_000, fps=30))
+    open_calls = [stub.Solve(paced, timeout=TIMEOUT) for _ in range(3)]  # 90 frames/s promised
+    for call in open_calls:
+        next(call)
+    t0 = time.monotonic()
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.Solve(paced, timeout=TIMEOUT))
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "frames/s" in err.value.details() and time.monotonic() - t0 < 1.0
+    final_only = list(stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT))  # no frame rate to promise
+    assert final_only[-1].outcome == pb.SOLVED
+    for call in open_calls:
+        call.cancel()
     channel.close()
