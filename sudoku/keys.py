@@ -66,6 +66,11 @@ def result(job_id: str) -> str:
 
 MAINTENANCE_LOCK = f"{PREFIX}:maintenance-lock"
 
+# Sorted set: every job the service queued, scored by when (worker/recovery.py).
+PENDING = f"{PREFIX}:pending"
+# Hash: jobs found queued yet on no queue, and when (worker/recovery.py).
+SUSPECTS = f"{PREFIX}:lost-suspects"
+
 
 def hub_wake(token: str) -> str:
     """A service process's private stream, written to wake its own blocked

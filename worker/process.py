@@ -35,6 +35,7 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from sudoku import keys
+from worker.recovery import recover_lost_jobs
 from worker import metrics
 
 log = logging.getLogger("sudoku.worker")
@@ -141,7 +142,8 @@ WORKER_CLASSES = {"simple": SudokuWorker, "fork": ForkingSudokuWorker}
 
 
 def clean_abandoned(redis: Redis) -> None:
-    """Retries (or fails) jobs whose worker stopped sending heartbeats.
+    """Retries (or fails) jobs whose worker stopped sending heartbeats, and
+    requeues those a dying worker took off a queue (worker/recovery.py).
 
     Several processes run this; the lock makes one of them do it per tick,
     because two cleanups racing could each requeue the same job.
@@ -155,6 +157,7 @@ def clean_abandoned(redis: Redis) -> None:
         # a timer instead.
         registry = StartedJobRegistry(queue=queue, death_penalty_class=TimerDeathPenalty)
         registry.cleanup()
+    recover_lost_jobs(redis)
 
 
 def _maintain(redis: Redis, parent: int) -> None:
