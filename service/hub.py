@@ -76,7 +76,10 @@ class _Shard:
             if self.blocked_on is None:
                 self.idle.set()
             elif key not in self.blocked_on and not self.waking:
-                await self._wake(waker)
+                # Shielded: a waiter cancelled mid-wake (its client left) must
+                # not leave the wake half-sent and `waking` stuck, stalling
+                # every later waiter until the XREAD's block times out.
+                await asyncio.shield(self._wake(waker))
             return await waiter.future
         finally:
             self._forget(key, waiter)
@@ -85,13 +88,17 @@ class _Shard:
         # One wake-up per blocked XREAD is enough: it re-reads every stream
         # waited on when it returns, so under load many new waiters share it.
         self.waking = True
-        async with waker.pipeline(transaction=False) as pipe:
-            pipe.xadd(self.wake_key, {"w": b"1"}, maxlen=1)
-            now = time.monotonic()
-            if now - self.wake_expiry_set > 600:  # the process may die; its key should not stay
-                pipe.expire(self.wake_key, 3600)
-                self.wake_expiry_set = now
-            await pipe.execute()
+        try:
+            async with waker.pipeline(transaction=False) as pipe:
+                pipe.xadd(self.wake_key, {"w": b"1"}, maxlen=1)
+                now = time.monotonic()
+                if now - self.wake_expiry_set > 600:  # the process may die; its key should not stay
+                    pipe.expire(self.wake_key, 3600)
+                    self.wake_expiry_set = now
+                await pipe.execute()
+        except BaseException:
+            self.waking = False  # not sent: the next waiter must try again
+            raise
 
     def _forget(self, key: str, waiter: _Waiter) -> None:
         waiting = self.waiters.get(key)

@@ -146,26 +146,19 @@ class Jobs:
         job_id = new_job_id()
         args = spec if isinstance(spec, list) else spec.to_dict()
         queued_at = time.monotonic()
-        # Start waiting first: the hub's wake-up round trip then overlaps the
-        # enqueue instead of following it (the result stream is read from
-        # its start, so an early result is not missed either way).
-        result = asyncio.ensure_future(self.result(job_id))
-        try:
-            await self._enqueue(
-                queue_name,
-                func,
-                args,
-                job_id,
-                timeout=time_limit_ms // 1000 + 60,
-                result_ttl=self.settings.result_ttl_s,
-                failure_ttl=self.settings.result_ttl_s,
-                retry=Retry(max=self.settings.job_retries),
-            )
-        except BaseException:
-            result.cancel()
-            await asyncio.gather(result, return_exceptions=True)  # let it end before the error goes up
-            raise
-        value = await result
+        await self._enqueue(
+            queue_name,
+            func,
+            args,
+            job_id,
+            timeout=time_limit_ms // 1000 + 60,
+            result_ttl=self.settings.result_ttl_s,
+            failure_ttl=self.settings.result_ttl_s,
+            retry=Retry(max=self.settings.job_retries),
+        )
+        # The result stream is read from its start, so a result that is
+        # already there when the wait begins is not missed.
+        value = await self.result(job_id)
         metrics.job_done(func.rpartition(".")[2], queued_at)
         return value
 
