@@ -7,7 +7,6 @@ blocking on RQ's own result stream through the hub, never by polling.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import time

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -29,6 +30,19 @@ def installed_script(name: str) -> str:
     found = shutil.which(name)
     assert found, f"{name} is not installed (pip install -e .)"
     return found
+
+
+def start_sudoku_server(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """`sudoku-server ARGS` in its own process, as README runs it: the process
+    (its stdout and stderr on one pipe) and the first line it printed."""
+    proc = subprocess.Popen(
+        [installed_script("sudoku-server"), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    return proc, proc.stdout.readline()
 
 
 class ServiceThread:

@@ -25,7 +25,7 @@ from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.conftest import make_settings
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread, installed_script
+from tests.stack import ServiceThread, start_sudoku_server
 from tests.test_launcher import free_port
 from worker import engine
 from worker.jobs import POISON_SEED
@@ -266,11 +266,10 @@ def server_process(redis_url, workers):
     """sudoku-server in its own process on the session's Redis (its workers),
     so its memory can be measured alone."""
     port = free_port()
-    proc = subprocess.Popen(
-        [installed_script("sudoku-server"), "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "REDIS_URL": redis_url},
+    proc, banner = start_sudoku_server(
+        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", env={**os.environ, "REDIS_URL": redis_url}
     )
-    assert "listening" in proc.stdout.readline()
+    assert "listening" in banner
     yield f"127.0.0.1:{port}", proc
     proc.terminate()
     proc.wait(30)

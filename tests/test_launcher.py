@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.stack import installed_script
+from tests.stack import start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 
@@ -54,19 +54,11 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_sudoku_server_serves_then_stops_everything_it_started():
-    exe = installed_script("sudoku-server")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    proc = subprocess.Popen(
-        # Metrics off: the default port may be taken by a sudoku-server already running.
-        [exe, "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
+    # Metrics off: the default port may be taken by a sudoku-server already running.
+    proc, banner = start_sudoku_server("--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", "0", env=env)
     try:
-        banner = proc.stdout.readline()
         assert re.search(rf"listening on 127\.0\.0\.1:{port}", banner), banner
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)

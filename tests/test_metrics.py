@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import shutil
-import subprocess
 import tempfile
 import time
 import urllib.request
@@ -21,7 +20,7 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.test_launcher import free_port
-from tests.stack import installed_script
+from tests.stack import start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30
@@ -50,21 +49,15 @@ def requests(samples, method: str, code: str) -> float | None:
 def server(tmp_path_factory):
     """sudoku-server with two workers and its metrics on a free port:
     (gRPC port, metrics port, the TMPDIR its temporary folders go to)."""
-    exe = installed_script("sudoku-server")
     # A short private TMPDIR: redis-server's unix socket goes there too.
     tmp = tempfile.mkdtemp(prefix="sm-")
     port, metrics_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
     env["TMPDIR"] = tmp
-    proc = subprocess.Popen(
-        [exe, "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
+    proc, banner = start_sudoku_server(
+        "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port), env=env
     )
     try:
-        banner = proc.stdout.readline()
         assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in banner, banner
         yield proc, port, metrics_port, tmp
     finally:
