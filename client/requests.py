@@ -19,22 +19,22 @@ def new_request_id() -> str:
     return f"py-{uuid.uuid4().hex}"
 
 
-def strategy(name: str | None) -> pb.Strategy:
+def _named(field: str, table: dict, name: str | None) -> int:
+    """The enum value for `name`; None means the server's default (0)."""
     if name is None:
-        return pb.STRATEGY_UNSPECIFIED
+        return 0
     try:
-        return STRATEGIES[name]
+        return table[name]
     except KeyError:
-        raise ValueError(f"strategy: {name!r} is not one of {', '.join(STRATEGIES)}") from None
+        raise ValueError(f"{field}: {name!r} is not one of {', '.join(table)}") from None
+
+
+def strategy(name: str | None) -> pb.Strategy:
+    return _named("strategy", STRATEGIES, name)
 
 
 def tie_break(name: str | None) -> pb.TieBreak:
-    if name is None:
-        return pb.TIE_BREAK_UNSPECIFIED
-    try:
-        return TIE_BREAKS[name]
-    except KeyError:
-        raise ValueError(f"tie_break: {name!r} is not one of {', '.join(TIE_BREAKS)}") from None
+    return _named("tie_break", TIE_BREAKS, name)
 
 
 def solve_request(
