@@ -20,7 +20,7 @@ from tests.puzzles import (
     is_completion,
     read,
 )
-from worker.engine import Stepper, count, parse_board, solve
+from worker.engine import Stepper, count, count_many, parse_board, solve
 
 OPTIONS = [
     {"strategy": "naive"},
@@ -321,6 +321,37 @@ def test_the_fast_path_answers_every_sample_puzzle(path):
             assert solution is None, puzzle
         else:
             assert is_completion(puzzle, solution), puzzle
+
+
+@pytest.mark.parametrize("limit, cap", [(2, None), (1, None), (5, None), (2, 1), (3, 7)])
+def test_count_many_gives_what_count_gives_board_by_board(limit, cap):
+    boards = [puzzle.replace(".", "0") if i % 3 else puzzle for i, (_, puzzle) in enumerate(all_puzzles())]
+    found, complete, first = count_many("".join(boards), limit=limit, max_steps=cap, solutions=True)
+    assert len(found) == len(complete) == len(boards) and len(first) == 81 * len(boards)
+    for i, board in enumerate(boards):
+        assert (found[i], bool(complete[i])) == count(board, limit=limit, max_steps=cap), board
+        solution = first[81 * i : 81 * i + 81]
+        if found[i]:
+            assert is_completion(board.replace("0", "."), solution), board
+        else:
+            assert solution == "." * 81
+    assert count_many("".join(boards), limit=limit, max_steps=cap)[2] is None
+
+
+def test_count_many_names_the_board_and_cell_of_a_bad_character():
+    boards = [WIKIPEDIA, WIKIPEDIA[:40] + "x" + WIKIPEDIA[41:]]
+    with pytest.raises(ValueError, match=r"^board 1: cell r5c5: 'x' is not 1-9, '\.' or '0'$"):
+        count_many("".join(boards))
+    with pytest.raises(ValueError, match="^boards: 161 characters is not a whole number of 81-cell boards$"):
+        count_many(WIKIPEDIA + WIKIPEDIA[:80])
+    with pytest.raises(ValueError, match=r"^board 0: cell r1c1: ' ' is not"):
+        count_many(" " + WIKIPEDIA[1:])  # no whitespace: boards are exactly 81 cells
+    with pytest.raises(TypeError):
+        count_many(WIKIPEDIA.encode())
+    with pytest.raises(ValueError, match="limit must be >= 1"):
+        count_many(WIKIPEDIA, limit=0)
+    assert count_many("") == ([], b"", None)
+    assert count_many("", solutions=True) == ([], b"", "")
 
 
 @pytest.mark.parametrize("path", files(), ids=lambda p: p.stem)

@@ -49,3 +49,9 @@ def solve(board: str, /) -> str | None:
 def count(board: str, limit: int = 2, max_steps: int | None = None) -> tuple[int, bool]:
     """(solutions found up to `limit`, complete). `max_steps` caps GUESSES
     (branching decisions of the fast path), not stepper steps; >= 1 or None."""
+
+def count_many(
+    boards: str, limit: int = 2, max_steps: int | None = None, solutions: bool = False
+) -> tuple[list[int], bytes, str | None]:
+    """count() of each 81-cell board of `boards` (concatenated, no whitespace):
+    (counts, complete flags as bytes of 0/1, first solutions as one str or None)."""

@@ -42,6 +42,9 @@ Fast path
     `solve(board)` returns the first solution or None; `count(board, limit=2,
     max_steps=None)` returns (found, complete). Neither records events. Their
     `max_steps` caps guesses (branching decisions), not stepper steps.
+    `count_many(boards, ...)` counts many boards given as one str of 81-cell
+    boards, in one call: for generators, whose boards cost 5-10 µs each, the
+    Python call per board would be a tenth of the time.
 
 Threads
     C calls release the GIL (stepper slices of 1024 steps or more). Any number
@@ -49,6 +52,6 @@ Threads
     raises RuntimeError in the second.
 """
 
-from worker._engine import Stepper, count, parse_board, solve
+from worker._engine import Stepper, count, count_many, parse_board, solve
 
-__all__ = ["Stepper", "count", "parse_board", "solve"]
+__all__ = ["Stepper", "count", "count_many", "parse_board", "solve"]

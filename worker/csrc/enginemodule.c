@@ -45,12 +45,16 @@ static int is_ascii_space(Py_UCS4 ch)
            ch == '\v' || ch == '\f';
 }
 
-static int bad_cell(Py_ssize_t index, Py_UCS4 ch)
+/* `board` numbers the board within count_many's input; -1 for a lone board. */
+static int bad_cell(Py_ssize_t board, Py_ssize_t index, Py_UCS4 ch)
 {
     PyObject *shown = PyUnicode_FromOrdinal((int)ch);
     if (shown == NULL)
         return -1;
-    if (index < 81)
+    if (board >= 0)
+        PyErr_Format(PyExc_ValueError, "board %zd: cell r%dc%d: %R " CELL_RULE,
+                     board, (int)(index / 9) + 1, (int)(index % 9) + 1, shown);
+    else if (index < 81)
         PyErr_Format(PyExc_ValueError, "cell r%dc%d: %R " CELL_RULE,
                      (int)(index / 9) + 1, (int)(index % 9) + 1, shown);
     else
@@ -92,7 +96,7 @@ static int parse_cells(PyObject *board, uint8_t cells[81])
         else if (is_ascii_space(ch))
             continue;
         else
-            return bad_cell(n, ch);
+            return bad_cell(-1, n, ch);
         if (n < 81)
             cells[n] = value;
         n++;
@@ -610,11 +614,102 @@ static PyObject *engine_count(PyObject *module, PyObject *args, PyObject *kwargs
                          PyBool_FromLong(result.complete));
 }
 
+PyDoc_STRVAR(count_many_doc,
+"count_many(boards, limit=2, max_steps=None, solutions=False)\n"
+"    -> tuple[list[int], bytes, str | None]\n--\n\n"
+"count() for many boards in one call: `boards` is a str of n boards of\n"
+"exactly 81 cells each ('1'-'9', '.' or '0'), concatenated, no whitespace.\n"
+"Returns (found, complete, first): n counts; n bytes, 1 where the count is\n"
+"complete, 0 where the cap stopped it; and with `solutions` the first\n"
+"solution of each board (81 '.' where there is none) as one str, else\n"
+"None. `limit` and `max_steps` apply to each board, as in count().\n"
+"ValueError names the board (from 0) and cell of the first bad character.\n"
+"For generators: one call costs what count() does per board only once.");
+
+static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"boards", "limit", "max_steps", "solutions", NULL};
+    PyObject *boards, *limit_obj = NULL, *cap_obj = NULL;
+    int want_solutions = 0;
+    uint64_t limit = 2, cap;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|OOp:count_many", kwlist,
+                                     &boards, &limit_obj, &cap_obj, &want_solutions))
+        return NULL;
+    if ((limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
+        as_cap(cap_obj, "max_steps", 1, &cap) < 0)
+        return NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(boards);
+    if (length % 81 != 0) {
+        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
+                     "whole number of 81-cell boards", length);
+        return NULL;
+    }
+    Py_ssize_t n = length / 81;
+    int kind = PyUnicode_KIND(boards);
+    const void *data = PyUnicode_DATA(boards);
+    uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
+    uint64_t *found = PyMem_Malloc(n ? (size_t)n * sizeof *found : 1);
+    PyObject *complete = PyBytes_FromStringAndSize(NULL, n);
+    PyObject *first = want_solutions ? PyUnicode_New(length, 127) : NULL;
+    PyObject *counts = NULL, *result = NULL;
+    if (cells == NULL || found == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (complete == NULL || (want_solutions && first == NULL))
+        goto done;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ch >= '1' && ch <= '9')
+            cells[i] = (uint8_t)(ch - '0');
+        else if (ch == '.' || ch == '0')
+            cells[i] = 0;
+        else {
+            bad_cell(i / 81, i % 81, ch);
+            goto done;
+        }
+    }
+    char *done_flags = PyBytes_AS_STRING(complete);
+    Py_UCS1 *text = want_solutions ? PyUnicode_1BYTE_DATA(first) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t b = 0; b < n; b++) {
+        uint8_t *solution = text ? (uint8_t *)text + b * 81 : NULL;
+        fp_count_result r = fp_count(cells + b * 81, limit,
+                                     cap == STEPPER_NO_CAP ? 0 : cap, solution);
+        found[b] = r.solutions;
+        done_flags[b] = (char)(r.complete != 0);
+        if (solution != NULL)
+            for (int c = 0; c < 81; c++)
+                solution[c] = r.solutions ? (uint8_t)('0' + solution[c]) : '.';
+    }
+    Py_END_ALLOW_THREADS
+    counts = PyList_New(n);
+    if (counts == NULL)
+        goto done;
+    for (Py_ssize_t b = 0; b < n; b++) {
+        PyObject *value = PyLong_FromUnsignedLongLong(found[b]);
+        if (value == NULL)
+            goto done;
+        PyList_SET_ITEM(counts, b, value);
+    }
+    result = PyTuple_Pack(3, counts, complete, first ? first : Py_None);
+done:
+    PyMem_Free(cells);
+    PyMem_Free(found);
+    Py_XDECREF(counts);
+    Py_XDECREF(complete);
+    Py_XDECREF(first);
+    return result;
+}
+
 static PyMethodDef engine_methods[] = {
     {"parse_board", engine_parse_board, METH_O, parse_board_doc},
     {"solve", engine_solve, METH_O, solve_doc},
     {"count", (PyCFunction)(void (*)(void))engine_count,
      METH_VARARGS | METH_KEYWORDS, count_doc},
+    {"count_many", (PyCFunction)(void (*)(void))engine_count_many,
+     METH_VARARGS | METH_KEYWORDS, count_many_doc},
     {NULL, NULL, 0, NULL},
 };
 
