@@ -20,6 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis import Redis
+from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
@@ -208,6 +209,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
 
 HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
+REDIS_CONNECTIONS = 100  # the service's async Redis connections at most
+REDIS_WAIT_S = 10  # a command waits this long for one, then UNAVAILABLE
 
 
 @dataclass
@@ -267,7 +270,11 @@ async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
     url = settings.redis_url
-    redis = AsyncRedis.from_url(url, health_check_interval=10)
+    # redis-py's default async pool fails a command at once (MaxConnectionsError)
+    # when its 100 connections are busy, as in a burst of a thousand Watch
+    # calls; this one makes the command wait its turn instead.
+    redis = AsyncRedis.from_pool(BlockingConnectionPool.from_url(  # from_pool: aclose() closes the pool too
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
     sync_redis = Redis.from_url(url, health_check_interval=10)
     hub = StreamHub(url, waker=redis)
     jobs = Jobs(settings, sync_redis, hub)
