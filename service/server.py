@@ -27,6 +27,7 @@ from redis.exceptions import RedisError
 from service import decoding, metrics, relay, security, validate
 from service.admission import UNPACED_RATE, FrameBudget, Saturated
 from service.batch import BatchCounter, TooMany, count_reply
+from service.many import ManyCounter
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
 from service.hub import ShuttingDown, StreamHub
@@ -111,6 +112,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.hub = hub
         self.cache = cache
         self.batches = BatchCounter(settings, jobs, cache)
+        self.many = ManyCounter(settings, jobs)
         self.frames = FrameBudget(settings.max_frame_rate)
 
     @statuses
@@ -205,6 +207,11 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     @statuses
     async def CountBatch(self, request_iterator, context):
         async for reply in self.batches.replies(request_iterator):
+            yield reply
+
+    @statuses
+    async def CountMany(self, request_iterator, context):
+        async for reply in self.many.replies(request_iterator):
             yield reply
 
 

@@ -8,6 +8,7 @@ asked is written down (`adjustments`) so the first frame can report it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from service.config import Settings
 from service.decoding import Undecodable
@@ -149,18 +150,54 @@ def _pacing(pacing: pb.Pacing, spec: SolveSpec, settings: Settings, adjustments:
 def count_spec(request: pb.CountRequest | Undecodable, settings: Settings) -> CountSpec:
     if isinstance(request, Undecodable):  # a CountBatch item that did not parse
         raise Invalid(request.message)
+    options = count_options(request, settings)
+    return CountSpec(board=board(request.board, "board"), **options)
+
+
+def count_options(request: pb.CountRequest | pb.CountManyRequest, settings: Settings) -> dict:
+    """limit, max_steps, time_limit_ms and include_solution, checked and capped."""
     if request.limit < 0:
         raise Invalid(f"limit: must not be negative, got {request.limit}")
     if request.limit > MAX_COUNT_LIMIT:
         raise Invalid(f"limit: at most {MAX_COUNT_LIMIT}, got {request.limit}")
     ignored: list[str] = []
-    return CountSpec(
-        board=board(request.board, "board"),
-        limit=request.limit or 2,
-        max_steps=capped(request.max_steps, settings.max_steps, "max_steps", ignored),
-        time_limit_ms=capped(request.time_limit_ms, settings.max_time_ms, "time_limit_ms", ignored),
-        include_solution=request.include_solution,
-    )
+    return {
+        "limit": request.limit or 2,
+        "max_steps": capped(request.max_steps, settings.max_steps, "max_steps", ignored),
+        "time_limit_ms": capped(request.time_limit_ms, settings.max_time_ms, "time_limit_ms", ignored),
+        "include_solution": request.include_solution,
+    }
+
+
+# What a board of 81 characters may hold (whitespace aside, which
+# many_boards leaves to the slow path).
+_CELL_CHARS = b"123456789.0"
+
+
+def many_boards(boards: Sequence[str], max_chunk: int) -> tuple[bytes, list[int], dict[int, str]]:
+    """A CountMany request's boards: the valid ones as ASCII bytes, 81 a
+    board, the positions they came from, and a message for each bad one.
+
+    Generators send clean boards, so one scan of them all comes first; the
+    board-by-board check (whitespace, messages naming the cell) is only for a
+    request where that scan failed.
+    """
+    if len(boards) > max_chunk:
+        raise Invalid(f"boards: at most {max_chunk} per request, got {len(boards)}")
+    joined = "".join(boards)
+    if len(joined) == 81 * len(boards) and joined.isascii():
+        packed = joined.encode("ascii")
+        if not packed.translate(None, _CELL_CHARS):
+            return packed, list(range(len(boards))), {}
+    good, positions, errors = [], [], {}
+    for i, text in enumerate(boards):
+        try:
+            good.append(board(text, f"boards[{i}]"))
+        except Invalid as exc:
+            errors[i] = str(exc)
+        else:
+            positions.append(i)
+    return "".join(good).encode("ascii"), positions, errors
 
 
 def hint_spec(request: pb.HintRequest) -> HintSpec:

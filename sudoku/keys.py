@@ -47,6 +47,13 @@ def plan(job_id: str) -> str:
     return f"{PREFIX}:plan:{job_id}"
 
 
+def boards(token: str) -> str:
+    """The boards of a CountMany job, beside the job rather than in it: RQ
+    zlib-compresses a job's data each time it saves the job, which cost
+    30 ms for 4,096 boards, four times the counting."""
+    return f"{PREFIX}:boards:{token}"
+
+
 def request(request_id: str) -> str:
     """Maps a client's request_id to its job (idempotent retries)."""
     return f"{PREFIX}:request:{request_id}"

@@ -64,6 +64,15 @@ class CountSpec(Spec):
 
 
 @dataclass
+class CountManySpec(Spec):
+    boards_key: str  # a Redis string of the boards, 81 chars each, concatenated
+    limit: int
+    max_steps: int  # each
+    time_limit_ms: int  # each
+    include_solution: bool = False
+
+
+@dataclass
 class HintSpec(Spec):
     givens: str
     entries: str

@@ -16,7 +16,7 @@ from redis import Redis
 from rq import get_current_job
 
 from sudoku import keys
-from sudoku.specs import CountSpec, HintSpec, SolveSpec
+from sudoku.specs import CountManySpec, CountSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.frames import (
@@ -237,6 +237,66 @@ def count(spec: dict[str, Any]) -> dict[str, Any]:
 def count_batch(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """RQ job: count many puzzles; one result per spec, in order."""
     return [count_one(CountSpec.from_dict(s)) for s in specs]
+
+
+def count_many(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: count many boards with the same options, in one C call.
+
+    Returns {"counts": the counts (a str of digits when limit <= 9, else a
+    list), "verdicts": the CountReply.Verdict numbers as a str of digits,
+    "incomplete": [positions the cap or time limit stopped], "solutions":
+    81 chars a board ('.' * 81 for none), or ""}.
+    """
+    s = CountManySpec.from_dict(spec)
+    job = get_current_job()
+    assert job is not None, "count_many runs inside an RQ job"
+    packed = job.connection.get(s.boards_key)
+    if packed is None:
+        raise LookupError(f"the boards of this job ({s.boards_key}) have expired")
+    boards = packed.decode("ascii")
+    cap = min(FIRST_ROUND_GUESSES, s.max_steps)
+    counts, complete, first = engine.count_many(boards, s.limit, cap, s.include_solution)
+    solutions = first or ""
+    incomplete = []
+    position = complete.find(0)
+    while position >= 0:
+        # The rare board the first round's cap stopped gets the rounds of a
+        # lone count, within its own time limit.
+        at = slice(position * 81, position * 81 + 81)
+        board = boards[at]
+        counts[position], done = _count_in_time(CountSpec(board, s.limit, s.max_steps, s.time_limit_ms))
+        if not done:
+            incomplete.append(position)
+        if solutions and counts[position] and solutions[at][0] == ".":
+            solutions = solutions[: at.start] + engine.solve(board) + solutions[at.stop :]
+        position = complete.find(0, position + 1)
+    return {
+        "counts": _digits(counts) if s.limit <= 9 else counts,
+        "verdicts": _verdict_digits(counts, incomplete, s.limit),
+        "incomplete": incomplete,
+        "solutions": solutions,
+    }
+
+
+# Lists of thousands of small numbers travel as strings of digits: RQ keeps
+# results as JSON, and decoding a list costs the service ten times more.
+_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
+
+
+def _digits(numbers: list[int]) -> str:
+    """Numbers 0-9 as a str of one digit each."""
+    return bytes(numbers).translate(_DIGITS).decode("ascii")
+
+
+def _verdict_digits(counts: list[int], incomplete: list[int], limit: int) -> str:
+    """The CountReply.Verdict numbers (0-4) as digits."""
+    number = pb.CountReply.Verdict.Value
+    by_count = bytes(number(verdict(found, True, limit)) for found in range(256))
+    small = bytes(counts) if limit <= 255 else bytes(min(found, 255) for found in counts)
+    verdicts = bytearray(small.translate(by_count))
+    for position in incomplete:
+        verdicts[position] = number(verdict(counts[position], False, limit))
+    return _digits(verdicts)
 
 
 def count_one(spec: CountSpec) -> dict[str, Any]:

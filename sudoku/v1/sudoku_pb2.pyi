@@ -318,3 +318,33 @@ class ItemError(_message.Message):
     code: int
     message: str
     def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
+class CountManyRequest(_message.Message):
+    __slots__ = ("boards", "limit", "max_steps", "time_limit_ms", "include_solution")
+    BOARDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
+    TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_SOLUTION_FIELD_NUMBER: _ClassVar[int]
+    boards: _containers.RepeatedScalarFieldContainer[str]
+    limit: int
+    max_steps: int
+    time_limit_ms: int
+    include_solution: bool
+    def __init__(self, boards: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., max_steps: _Optional[int] = ..., time_limit_ms: _Optional[int] = ..., include_solution: _Optional[bool] = ...) -> None: ...
+
+class CountManyReply(_message.Message):
+    __slots__ = ("counts", "complete", "verdicts", "solutions", "errors", "error")
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
+    SOLUTIONS_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.RepeatedScalarFieldContainer[int]
+    complete: _containers.RepeatedScalarFieldContainer[bool]
+    verdicts: _containers.RepeatedScalarFieldContainer[CountReply.Verdict]
+    solutions: _containers.RepeatedScalarFieldContainer[str]
+    errors: _containers.RepeatedCompositeFieldContainer[CountReply]
+    error: ItemError
+    def __init__(self, counts: _Optional[_Iterable[int]] = ..., complete: _Optional[_Iterable[bool]] = ..., verdicts: _Optional[_Iterable[_Union[CountReply.Verdict, str]]] = ..., solutions: _Optional[_Iterable[str]] = ..., errors: _Optional[_Iterable[_Union[CountReply, _Mapping]]] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...

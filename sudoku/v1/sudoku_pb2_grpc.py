@@ -64,6 +64,11 @@ class SudokuStub:
                 request_serializer=sudoku_dot_v1_dot_sudoku__pb2.CountRequest.SerializeToString,
                 response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CountReply.FromString,
                 _registered_method=True)
+        self.CountMany = channel.stream_stream(
+                '/sudoku.v1.Sudoku/CountMany',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyReply.FromString,
+                _registered_method=True)
 
 
 class SudokuServicer:
@@ -119,6 +124,17 @@ class SudokuServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CountMany(self, request_iterator, context):
+        """CountBatch at generator scale: many puzzles per message each way, so
+        the cost of a message is shared by its puzzles (with one puzzle per
+        message, messages cost far more than counting). One reply per request,
+        in the order sent, while later requests are still being sent. Not
+        cached, and no conflict lists: use CountSolutions for one puzzle's detail.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SudokuServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -151,6 +167,11 @@ def add_SudokuServicer_to_server(servicer, server):
                     servicer.CountBatch,
                     request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CountRequest.FromString,
                     response_serializer=sudoku_dot_v1_dot_sudoku__pb2.CountReply.SerializeToString,
+            ),
+            'CountMany': grpc.stream_stream_rpc_method_handler(
+                    servicer.CountMany,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -315,6 +336,33 @@ class Sudoku:
             '/sudoku.v1.Sudoku/CountBatch',
             sudoku_dot_v1_dot_sudoku__pb2.CountRequest.SerializeToString,
             sudoku_dot_v1_dot_sudoku__pb2.CountReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountMany(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/sudoku.v1.Sudoku/CountMany',
+            sudoku_dot_v1_dot_sudoku__pb2.CountManyRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.CountManyReply.FromString,
             options,
             channel_credentials,
             insecure,

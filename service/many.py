@@ -1,0 +1,172 @@
+"""CountMany: CountBatch with many boards per message each way.
+
+With one board a message (CountBatch), gRPC's cost per message in the
+service and in the client (about 0.3 ms of CPU each, bench/count.py) is
+some thirty times the count itself (8.5 µs for a 17-clue puzzle). Here a
+message carries up to `max_chunk` boards; they are checked in one scan
+(service/validate.py), travel to a worker as one string, are counted there
+in one C call (engine.count_many) and come back as lists.
+
+A request is split into RQ jobs of `many_job_size` boards, which spread over
+the workers; at most `batch_inflight` jobs are out per call. Replies leave
+in request order through a queue of `batch_inflight` places: a client that
+stops reading replies stops the reading of its requests, and gRPC flow
+control then stops the client. Nothing is cached: looking a board up would
+cost more than counting it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+
+import grpc
+
+from service import validate
+from service.batch import TooMany
+from service.config import Settings
+from service.decoding import Undecodable
+from service.jobs import Jobs, new_job_id
+from service.relay import JobFailed
+from service.validate import Invalid
+from sudoku import keys
+from sudoku.specs import CountManySpec
+from sudoku.v1 import sudoku_pb2 as pb
+
+_END = object()
+_NO_SOLUTION = "." * 81
+
+
+def _error(code: grpc.StatusCode, message: str) -> pb.ItemError:
+    return pb.ItemError(code=code.value[0], message=message)
+
+
+def _ready(reply: pb.CountManyReply) -> asyncio.Future:
+    future = asyncio.get_running_loop().create_future()
+    future.set_result(reply)
+    return future
+
+
+class ManyCounter:
+    def __init__(self, settings: Settings, jobs: Jobs):
+        self.settings = settings
+        self.jobs = jobs
+
+    async def replies(self, requests: AsyncIterator[pb.CountManyRequest]) -> AsyncIterator[pb.CountManyReply]:
+        ordered: asyncio.Queue = asyncio.Queue(maxsize=self.settings.batch_inflight)
+        reader = asyncio.create_task(self._read(requests, ordered))
+        pending: list[Awaitable] = []
+        try:
+            while (item := await ordered.get()) is not _END:
+                if isinstance(item, BaseException):
+                    raise item
+                yield await item
+        finally:
+            reader.cancel()
+            while not ordered.empty():
+                pending.append(ordered.get_nowait())
+            for item in pending:
+                if isinstance(item, asyncio.Future):
+                    item.cancel()
+            await asyncio.gather(reader, *(p for p in pending if isinstance(p, asyncio.Future)),
+                                 return_exceptions=True)
+
+    async def _read(self, requests, ordered: asyncio.Queue) -> None:
+        room = asyncio.Semaphore(self.settings.batch_inflight)
+        boards = 0
+        try:
+            async for request in requests:
+                if not isinstance(request, Undecodable):
+                    boards += len(request.boards)
+                    if boards > self.settings.max_batch:
+                        raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
+                await ordered.put(await self._start(request, room))
+            await ordered.put(_END)
+        except Exception as exc:  # noqa: BLE001 - handed to the reply stream
+            await ordered.put(exc)
+
+    async def _start(self, request: pb.CountManyRequest | Undecodable, room: asyncio.Semaphore) -> asyncio.Future:
+        """Queues the request's jobs; returns the future of its reply."""
+        try:
+            if isinstance(request, Undecodable):
+                raise Invalid(request.message)
+            options = validate.count_options(request, self.settings)
+            boards, positions, errors = validate.many_boards(request.boards, self.settings.max_chunk)
+        except Invalid as exc:
+            return _ready(pb.CountManyReply(error=_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc))))
+        size = self.settings.many_job_size
+        parts = []
+        for start in range(0, len(positions), size):
+            await room.acquire()  # released when the job ends: jobs in flight stay bounded
+            part = asyncio.create_task(self._count(boards[start * 81 : (start + size) * 81], options))
+            part.add_done_callback(lambda _: room.release())
+            parts.append(part)
+        return asyncio.ensure_future(self._reply(parts, len(request.boards), positions, errors, options))
+
+    async def _count(self, boards: bytes, options: dict) -> dict | JobFailed:
+        time_limit_ms = len(boards) // 81 * options["time_limit_ms"]
+        # The boards live as long as the job could: queued, run, retried.
+        key = keys.boards(new_job_id())
+        redis = self.jobs.hub.waker
+        await redis.set(key, boards, ex=time_limit_ms // 1000 + self.settings.result_ttl_s + 3600)
+        spec = CountManySpec(boards_key=key, **options)
+        try:
+            result = await self.jobs.run("worker.jobs.count_many", spec, keys.QUEUE_BATCH, time_limit_ms)
+        except JobFailed as exc:  # that job's boards get the error; the call goes on
+            result = exc
+        # Not when the call was cancelled: the job may still be queued.
+        await redis.delete(key)
+        return result
+
+    async def _reply(self, parts, n: int, positions: list[int], errors: dict[int, str], options: dict):
+        counts: list[int] = []
+        verdicts: list[int] = []
+        incomplete: list[int] = []
+        solutions: list[str] = []
+        failed: dict[int, pb.ItemError] = {}
+        for part in parts:
+            result = await part
+            offset = len(counts)
+            if isinstance(result, JobFailed):
+                size = min(self.settings.many_job_size, len(positions) - offset)
+                for i in range(offset, offset + size):
+                    failed[positions[i]] = _error(grpc.StatusCode.ABORTED, result.message)
+                result = {"counts": "0" * size, "verdicts": "0" * size, "incomplete": range(size),
+                          "solutions": _NO_SOLUTION * size if options["include_solution"] else ""}
+            counts += _numbers(result["counts"])
+            verdicts += _numbers(result["verdicts"])
+            incomplete += (offset + i for i in result["incomplete"])
+            if options["include_solution"]:
+                text = result["solutions"]
+                solutions += ("" if text[i] == "." else text[i : i + 81] for i in range(0, len(text), 81))
+        complete = [True] * len(counts)
+        for i in incomplete:
+            complete[i] = False
+        if errors:
+            counts, complete, verdicts = (_spread(v, positions, n, e) for v, e in ((counts, 0), (complete, False),
+                                                                                   (verdicts, 0)))
+            if options["include_solution"]:
+                solutions = _spread(solutions, positions, n, "")
+        reply = pb.CountManyReply(counts=counts, complete=complete, verdicts=verdicts, solutions=solutions)
+        bad = [(i, _error(grpc.StatusCode.INVALID_ARGUMENT, m)) for i, m in errors.items()] + list(failed.items())
+        for index, error in sorted(bad, key=lambda item: item[0]):
+            reply.errors.add(index=index, error=error)
+        return reply
+
+
+_DIGIT_VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))
+
+
+def _numbers(values: str | list[int]) -> list[int]:
+    """A worker's list of numbers: a list, or a str of one digit each (see worker.jobs.count_many)."""
+    if isinstance(values, list):
+        return values
+    return list(values.encode("ascii").translate(_DIGIT_VALUES))
+
+
+def _spread(values: list, positions: list[int], n: int, empty) -> list:
+    """`values` of the counted boards, placed at their positions among all n."""
+    out = [empty] * n
+    for position, value in zip(positions, values):
+        out[position] = value
+    return out

@@ -1,0 +1,188 @@
+"""CountMany over a real channel, Redis and worker processes: many boards a message."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import grpc
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from sudoku import keys
+from sudoku.specs import CountManySpec
+from sudoku.v1 import sudoku_pb2 as pb
+from tests.puzzles import puzzles
+from tests.test_batch import relabelled
+from worker import engine, jobs
+
+TIMEOUT = 60
+INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+V = pb.CountReply
+
+
+def many(stub, *requests: pb.CountManyRequest) -> list[pb.CountManyReply]:
+    return list(stub.CountMany(iter(requests), timeout=TIMEOUT))
+
+
+def test_counts_match_the_engine_board_by_board(stub):
+    rng = random.Random(5)
+    sources = puzzles("17_clue") + puzzles("forum_hardest_1905_11plus") + puzzles("invalid_no_solution")
+    boards = [relabelled(rng.choice(sources), rng) for _ in range(3_000)]
+    (reply,) = many(stub, pb.CountManyRequest(boards=boards, include_solution=True))
+    assert not reply.errors and not reply.HasField("error")
+    assert len(reply.counts) == len(reply.complete) == len(reply.verdicts) == len(reply.solutions) == 3_000
+    for i, board in enumerate(boards):
+        found, complete = engine.count(board, limit=2)
+        assert (reply.counts[i], reply.complete[i]) == (found, complete)
+        assert reply.verdicts[i] == {0: V.NONE, 1: V.UNIQUE}.get(found, V.MULTIPLE)
+        assert reply.solutions[i] == (engine.solve(board) or "")
+
+
+def test_unique_multiple_none_and_unknown(stub):
+    unique = puzzles("17_clue")[0]
+    clues = [i for i, c in enumerate(unique) if c != "."]
+    fewer = list(unique)
+    fewer[clues[0]] = fewer[clues[5]] = "."
+    conflict = "1" + "." * 8 + "1" + "." * 71
+    hard = next(b for b in puzzles("forum_hardest_1905_11plus") if not engine.count(b, limit=2, max_steps=1)[1])
+    (reply,) = many(stub, pb.CountManyRequest(boards=[unique, "".join(fewer), conflict]))
+    assert list(reply.verdicts) == [V.UNIQUE, V.MULTIPLE, V.NONE]
+    assert list(reply.counts) == [1, 2, 0]
+    assert list(reply.complete) == [True, True, True]
+    (capped,) = many(stub, pb.CountManyRequest(boards=[hard, unique], max_steps=1))
+    assert list(capped.verdicts) == [V.UNKNOWN, V.UNIQUE]
+    assert list(capped.complete) == [False, True]
+
+
+def test_a_limit_counts_further_and_below_two_has_no_verdict(stub):
+    (reply,) = many(stub, pb.CountManyRequest(boards=["." * 81, puzzles("17_clue")[1]], limit=1000))
+    assert list(reply.counts) == [1000, 1]
+    (reply,) = many(stub, pb.CountManyRequest(boards=["." * 81], limit=1))
+    assert (list(reply.counts), list(reply.verdicts)) == ([1], [V.VERDICT_UNSPECIFIED])
+
+
+def test_bad_boards_get_errors_at_their_index_and_the_rest_are_counted(stub):
+    good = puzzles("17_clue")[:6]
+    spaced = "\n".join(good[2][i : i + 9] for i in range(0, 81, 9))  # nine lines of nine: fine
+    boards = [good[0], "x" * 81, good[1], spaced, good[3][:80], "", good[4].replace(".", "0")]
+    (reply,) = many(stub, pb.CountManyRequest(boards=boards, include_solution=True))
+    assert [(e.index, e.error.code) for e in reply.errors] == [(1, INVALID), (4, INVALID), (5, INVALID)]
+    assert reply.errors[0].error.message == "boards[1]: cell r1c1: 'x' is not 1-9, '.' or '0'"
+    assert reply.errors[1].error.message == "boards[4]: expected 81 cells, got 80"
+    assert list(reply.counts) == [1, 0, 1, 1, 0, 0, 1]
+    assert list(reply.verdicts) == [V.UNIQUE, 0, V.UNIQUE, V.UNIQUE, 0, 0, V.UNIQUE]
+    assert [bool(s) for s in reply.solutions] == [True, False, True, True, False, False, True]
+    assert reply.solutions[3] == engine.solve(good[2])
+
+
+def test_a_bad_request_gets_its_own_error_and_the_call_goes_on(stub, custom_service):
+    board = puzzles("17_clue")[0]
+    replies = many(
+        stub,
+        pb.CountManyRequest(boards=[board]),
+        pb.CountManyRequest(boards=[board], limit=-1),
+        pb.CountManyRequest(boards=[board], max_steps=-5),
+        pb.CountManyRequest(boards=[board]),
+    )
+    assert [r.error.message for r in replies] == [
+        "", "limit: must not be negative, got -1", "max_steps: must not be negative, got -5", ""
+    ]
+    assert [list(r.counts) for r in replies] == [[1], [], [], [1]]
+    small = custom_service(max_chunk=3)
+    channel, small_stub = small.stub()
+    with channel:
+        replies = many(small_stub, pb.CountManyRequest(boards=[board] * 4), pb.CountManyRequest(boards=[board] * 3))
+    assert replies[0].error.code == INVALID
+    assert replies[0].error.message == "boards: at most 3 per request, got 4"
+    assert list(replies[1].counts) == [1, 1, 1]
+
+
+def test_undecodable_bytes_are_that_requests_error(service):
+    board = puzzles("17_clue")[0]
+    channel = grpc.insecure_channel(service.address)
+    call = channel.stream_stream("/sudoku.v1.Sudoku/CountMany", request_serializer=lambda b: b,
+                                 response_deserializer=pb.CountManyReply.FromString)
+    good = pb.CountManyRequest(boards=[board]).SerializeToString()
+    bad = b"\x0a\x03\xff\xfe\xfd"  # field 1 (boards), 3 bytes that are not UTF-8
+    with channel:
+        replies = list(call(iter([good, bad, good]), timeout=TIMEOUT))
+    assert [r.error.message for r in replies] == ["", "boards: not valid UTF-8 (protobuf strings must be)", ""]
+    assert [list(r.counts) for r in replies] == [[1], [], [1]]
+
+
+def test_a_call_over_max_batch_ends_resource_exhausted_after_the_requests_that_fit(custom_service):
+    small = custom_service(max_batch=5)
+    board = puzzles("17_clue")[0]
+    channel, stub = small.stub()
+    replies = []
+    with channel:
+        call = stub.CountMany(iter([pb.CountManyRequest(boards=[board] * 3)] * 3), timeout=TIMEOUT)
+        try:
+            for reply in call:
+                replies.append(reply)
+        except grpc.RpcError as err:
+            assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert err.details() == "at most 5 boards per CountMany call"
+        else:
+            raise AssertionError("the call did not end RESOURCE_EXHAUSTED")
+    assert [list(r.counts) for r in replies] == [[1, 1, 1]]
+
+
+def test_a_request_spreads_over_jobs_and_replies_keep_request_order(custom_service):
+    small = custom_service(many_job_size=7)
+    rng = random.Random(9)
+    chunks = [[relabelled(rng.choice(puzzles("17_clue")), rng) for _ in range(23)] for _ in range(6)]
+    channel, stub = small.stub()
+    with channel:
+        replies = many(stub, *(pb.CountManyRequest(boards=c) for c in chunks))
+    assert [len(r.counts) for r in replies] == [23] * 6
+    assert all(list(r.verdicts) == [V.UNIQUE] * 23 for r in replies)
+
+
+def test_a_reader_that_stops_reading_slows_the_sender(service):
+    sent = 0
+    # With solutions a reply is as big as its request (8 KB), so gRPC's
+    # flow-control windows fill within a few MB in both directions.
+    chunk = pb.CountManyRequest(boards=puzzles("17_clue")[:100], include_solution=True)
+
+    def requests():
+        nonlocal sent
+        while sent < 100_000:
+            sent += 1
+            yield chunk
+
+    channel, stub = service.stub()
+    call = stub.CountMany(requests(), timeout=TIMEOUT)
+    assert len(next(call).counts) == 100  # then read nothing more
+    samples = [0]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        samples.append(sent)
+        if samples[-1] == samples[-2]:
+            break
+    call.cancel()
+    channel.close()
+    assert samples[-1] == samples[-2], f"still taking requests: {samples}"
+    # Nowhere near the 800 MB of 100,000 requests.
+    assert sent < 5_000, samples
+
+
+def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch):
+    """The worker's job, run by RQ in this process: a first round capped at
+    one guess leaves the hard boards to the rounds of a lone count."""
+    monkeypatch.setattr(jobs, "FIRST_ROUND_GUESSES", 1)
+    hard = puzzles("forum_hardest_1905_11plus")[:10] + [puzzles("multi_solution_16_clue")[0]]
+    key = keys.boards("test-first-round")
+    redis.set(key, "".join(hard), ex=60)
+    queue = Queue("test-many", connection=redis, is_async=False, serializer=JSONSerializer)
+    spec = CountManySpec(boards_key=key, limit=2, max_steps=10**8, time_limit_ms=10_000, include_solution=True)
+    result = queue.enqueue(jobs.count_many, spec.to_dict()).return_value()
+    assert engine.count_many("".join(hard), 2, 1)[1].count(0) >= 5  # the cap did stop most of them
+    assert result["counts"] == "1" * 10 + "2" and result["incomplete"] == []
+    assert result["verdicts"] == str(V.UNIQUE) * 10 + str(V.MULTIPLE)
+    assert [result["solutions"][i * 81 : i * 81 + 81] for i in range(10)] == [engine.solve(b) for b in hard[:10]]
+    capped = CountManySpec(boards_key=key, limit=2, max_steps=1, time_limit_ms=10_000)
+    result = queue.enqueue(jobs.count_many, capped.to_dict()).return_value()
+    assert result["incomplete"] == [i for i, b in enumerate(hard) if not engine.count(b, limit=2, max_steps=1)[1]]
