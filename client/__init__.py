@@ -12,7 +12,7 @@ dropped connection. The command line is `client.cli`.
 from client.aio import AsyncClient, AsyncFrameStream
 from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, Retry
 from client.errors import SudokuError
-from client.results import BatchItem, SolveResult
+from client.results import BatchItem, CountChunk, SolveResult
 from client.sync import Client, FrameStream
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "AsyncFrameStream",
     "BatchItem",
     "Client",
+    "CountChunk",
     "FrameStream",
     "Retry",
     "SolveResult",

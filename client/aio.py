@@ -34,7 +34,7 @@ from client.connection import (
 )
 from client.errors import SudokuError
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, SolveResult
+from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 
@@ -176,7 +176,17 @@ class AsyncClient:
         make = lambda board: rq.count_request(  # noqa: E731
             board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
         )
-        return _batch(self, boards, make, window, timeout)
+        return _batch(self, "CountBatch", boards, make, batch_item, window, timeout)
+
+    def count_many(self, boards: Iterable[str] | AsyncIterable[str], *, limit: int = 2, max_steps: int = 0,
+                   time_limit_ms: int = 0, include_solution: bool = False, chunk: int = rq.MANY_CHUNK,
+                   window: int = 4, timeout: float | None = None) -> AsyncIterator[CountChunk]:
+        """Counts every board, `chunk` a message; see Client.count_many."""
+        make = lambda item: rq.count_many_request(  # noqa: E731
+            item[1], limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
+        )
+        answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
+        return _batch(self, "CountMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout)
 
 
 class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
@@ -245,49 +255,60 @@ class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
         return cancelled
 
 
-async def _batch(client: AsyncClient, boards: Iterable[str] | AsyncIterable[str],
-                 make: Callable[[str], pb.CountRequest], window: int,
-                 timeout: float | None) -> AsyncIterator[BatchItem]:
-    """One count_batch: a sender task writing at most `window` unanswered boards."""
-    call = client._stub.CountBatch(timeout=timeout, metadata=client.metadata)
+async def _batch(client: AsyncClient, method: str, items: Iterable[Any] | AsyncIterable[Any],
+                 make: Callable[[Any], Any], answer: Callable[[int, Any, Any, str], Any], window: int,
+                 timeout: float | None) -> AsyncIterator[Any]:
+    """One count_batch or count_many: a sender task writing at most `window` unanswered items."""
+    call = getattr(client._stub, method)(timeout=timeout, metadata=client.metadata)
     slots = asyncio.Semaphore(max(1, window))
-    pending: collections.deque[str] = collections.deque()
+    pending: collections.deque[Any] = collections.deque()
 
     async def send() -> None:
-        async for board in _aiter(boards):
-            request = make(board)
+        async for item in _aiter(items):
+            request = make(item)
             await slots.acquire()
-            pending.append(board)
+            pending.append(item)
             await call.write(request)
         await call.done_writing()
 
     sender = asyncio.create_task(send())
-    index = 0
+    answered = 0
     try:
         while True:
             reply = await _read_or_sender_error(call, sender)
             if reply is grpc.aio.EOF:
                 break
-            if reply.index != index or not pending:
-                raise SudokuError(grpc.StatusCode.INTERNAL,
-                                  f"CountBatch replied with index {reply.index}, expected {index}", client.address)
-            board = pending.popleft()
+            if not pending:
+                raise SudokuError(grpc.StatusCode.INTERNAL, f"{method} sent a reply to no request", client.address)
+            item = pending.popleft()
             slots.release()
-            if reply.HasField("error"):
-                yield BatchItem(index, board, None,
-                                SudokuError.from_number(reply.error.code, reply.error.message, client.address))
-            else:
-                yield BatchItem(index, board, reply, None)
-            index += 1
+            yield answer(answered, item, reply, client.address)
+            answered += 1
         await sender
         if pending:
             raise SudokuError(grpc.StatusCode.UNAVAILABLE,
-                              f"CountBatch ended after {index} replies, before the last board", client.address)
+                              f"{method} ended after {answered} replies, before the last request", client.address)
     except grpc.RpcError as err:
         raise SudokuError.from_rpc(err, client.address) from None
     finally:
         sender.cancel()
         call.cancel()
+
+
+async def _chunks(boards: Iterable[str] | AsyncIterable[str], size: int) -> AsyncIterator[tuple[int, list[str]]]:
+    """client.results.chunks for an iterable or async iterable."""
+    if not isinstance(boards, AsyncIterable):
+        for item in chunks(boards, size):
+            yield item
+        return
+    start, chunk = 0, []
+    async for board in boards:
+        chunk.append(board)
+        if len(chunk) >= size:
+            yield start, chunk
+            start, chunk = start + len(chunk), []
+    if chunk:
+        yield start, chunk
 
 
 async def _read_or_sender_error(call: Any, sender: asyncio.Task[None]) -> Any:

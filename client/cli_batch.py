@@ -1,8 +1,9 @@
-"""`sudoku batch`: every puzzle of a file through CountBatch, one output line each.
+"""`sudoku batch`: every puzzle of a file through CountMany, one output line each.
 
-The input is read lazily and the client keeps at most a window of puzzles
-in flight, so a file of millions of lines runs in bounded memory; output
-lines are written as replies arrive, in input order.
+The input is read lazily, --chunk puzzles a message, and the client keeps
+at most a window of chunks in flight, so a file of millions of lines runs
+in bounded memory; output lines are written as chunks are answered, in
+input order.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -19,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from client.requests import MANY_CHUNK
 from client.results import BatchItem
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -42,13 +45,19 @@ examples:
   4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......,417369825632158947958724316825437169791586432346912758289643571573291684164875293"""
 
 
+CHUNK_PLACE = re.compile(r"^boards\[\d+\]")
+
+
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="puzzles, one a line ('-' for stdin)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the results here (default: stdout)")
     parser.add_argument("--solve", action="store_true", help="write puzzle,solution instead of counts")
     parser.add_argument("--limit", type=int, default=2, help="count up to this many solutions (default: 2)")
     parser.add_argument("--max-steps", type=int, default=0, help="cap on each count's guesses")
-    parser.add_argument("--window", type=int, default=4096, help=argparse.SUPPRESS)
+    parser.add_argument("--chunk", type=int, default=MANY_CHUNK,
+                        help=f"puzzles per message (default: {MANY_CHUNK}); output comes a chunk at a time, so "
+                             "use 1 for a slow producer on stdin that wants each answer at once")
+    parser.add_argument("--window", type=int, default=4, help=argparse.SUPPRESS)
 
 
 def puzzle_of(line: str) -> str:
@@ -133,13 +142,16 @@ def cmd_batch(args: argparse.Namespace) -> int:
         progress = stack.enter_context(progress_bar(total)) if sys.stderr.isatty() else None
         task = progress.add_task("batch", total=total) if progress else None
         limit = 1 if args.solve else args.limit
-        items = client.count_batch(lines, limit=limit, max_steps=args.max_steps, include_solution=args.solve,
-                                   window=args.window)
-        for item in items:
+        chunks = client.count_many(lines, limit=limit, max_steps=args.max_steps, include_solution=args.solve,
+                                   chunk=args.chunk, window=args.window)
+        for item in (item for chunk in chunks for item in chunk.items()):
             number = lines.in_flight.popleft()
             if item.error is not None:
                 bad += 1
-                detail = item.error.message if item.error.code.name == "INVALID_ARGUMENT" else str(item.error)
+                # The server names the board by its place in its chunk; here the line says which.
+                detail = CHUNK_PLACE.sub("board", item.error.message)
+                if item.error.code.name != "INVALID_ARGUMENT":
+                    detail = str(item.error)
                 message = f"{source}, line {number}: {detail}"
                 if progress:
                     progress.console.print(f"sudoku: {message}", markup=False, highlight=False)

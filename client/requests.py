@@ -80,3 +80,14 @@ def count_request(
     return pb.CountRequest(
         board=board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
     )
+
+
+# Boards per CountMany message: enough that a message's own cost is small
+# against its boards' (bench/count.py), and below the server's max_chunk.
+MANY_CHUNK = 8192
+
+
+def count_many_request(boards: list[str], *, limit: int, max_steps: int, time_limit_ms: int,
+                       include_solution: bool) -> pb.CountManyRequest:
+    return pb.CountManyRequest(boards=boards, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms,
+                               include_solution=include_solution)

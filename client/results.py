@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+
+import grpc
 
 from client.errors import SudokuError
 from sudoku.v1 import sudoku_pb2 as pb
@@ -58,3 +62,68 @@ class BatchItem:
         if self.reply is None:
             return "ERROR"
         return pb.CountReply.Verdict.Name(self.reply.verdict)
+
+
+def batch_item(index: int, board: str, reply: pb.CountReply, address: str) -> BatchItem:
+    """The item of a CountBatch reply; INTERNAL if it answers the wrong request."""
+    if reply.index != index:
+        raise SudokuError(grpc.StatusCode.INTERNAL, f"CountBatch replied with index {reply.index}, expected {index}",
+                          address)
+    if reply.HasField("error"):
+        return BatchItem(index, board, None, SudokuError.from_number(reply.error.code, reply.error.message, address))
+    return BatchItem(index, board, reply, None)
+
+
+@dataclass(frozen=True)
+class CountChunk:
+    """The counts of one chunk of count_many: `boards[i]` is the input's
+    board number `start + i`, and has counts[i], complete[i], verdicts[i]
+    (and solutions[i] when asked for), unless it is in `errors`."""
+
+    start: int
+    boards: list[str]
+    reply: pb.CountManyReply
+    errors: dict[int, SudokuError] = field(default_factory=dict)  # by position in `boards`
+
+    @property
+    def counts(self) -> list[int]:
+        return list(self.reply.counts) or [0] * len(self.boards)
+
+    @property
+    def verdicts(self) -> list[int]:
+        """CountReply.Verdict numbers (pb.CountReply.UNIQUE, ...)."""
+        return list(self.reply.verdicts) or [0] * len(self.boards)
+
+    def items(self) -> Iterator[BatchItem]:
+        """One BatchItem per board, as count_batch gives them (slower: a message each)."""
+        reply = self.reply
+        for i, board in enumerate(self.boards):
+            error = self.errors.get(i)
+            if error is not None:
+                yield BatchItem(self.start + i, board, None, error)
+                continue
+            yield BatchItem(self.start + i, board, pb.CountReply(
+                index=self.start + i, count=reply.counts[i], complete=reply.complete[i], verdict=reply.verdicts[i],
+                solution=reply.solutions[i] if reply.solutions else "",
+            ), None)
+
+
+def count_chunk(start: int, boards: list[str], reply: pb.CountManyReply, address: str) -> CountChunk:
+    """The chunk of a CountMany reply; INTERNAL if it does not fit the request."""
+    if reply.HasField("error"):  # the request as a whole: every board gets it
+        error = SudokuError.from_number(reply.error.code, reply.error.message, address)
+        return CountChunk(start, boards, reply, dict.fromkeys(range(len(boards)), error))
+    if len(reply.counts) != len(boards):
+        raise SudokuError(grpc.StatusCode.INTERNAL,
+                          f"CountMany replied with {len(reply.counts)} counts to {len(boards)} boards", address)
+    errors = {e.index: SudokuError.from_number(e.error.code, e.error.message, address) for e in reply.errors}
+    return CountChunk(start, boards, reply, errors)
+
+
+def chunks(boards, size: int) -> Iterator[tuple[int, list[str]]]:
+    """(index of the first, boards) for each run of `size` boards of an iterable."""
+    source = iter(boards)
+    start = 0
+    while chunk := list(islice(source, max(1, size))):
+        yield start, chunk
+        start += len(chunk)

@@ -36,7 +36,7 @@ from client.connection import (
 )
 from client.errors import SudokuError
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, SolveResult
+from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 
@@ -187,7 +187,25 @@ class Client:
         make = lambda board: rq.count_request(  # noqa: E731
             board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
         )
-        return _Batch(self, boards, make, window, timeout).results()
+        return _Batch(self, "CountBatch", boards, make, batch_item, window, timeout).results()
+
+    def count_many(self, boards: Iterable[str], *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
+                   include_solution: bool = False, chunk: int = rq.MANY_CHUNK, window: int = 4,
+                   timeout: float | None = None) -> Iterator[CountChunk]:
+        """Counts every board of `boards` (any iterable, read lazily) through
+        CountMany, `chunk` boards a message: the fast way, for generators.
+
+        Yields a CountChunk per `chunk` boards, in input order (its items()
+        gives BatchItems like count_batch). At most `window` chunks are sent
+        and unanswered at once. A bad board is in its chunk's `errors`; the
+        rest go on. A chunk is sent when full, so boards that trickle in
+        slowly are better sent with count_batch.
+        """
+        make = lambda item: rq.count_many_request(  # noqa: E731
+            item[1], limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
+        )
+        answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
+        return _Batch(self, "CountMany", chunks(boards, chunk), make, answer, window, timeout).results()
 
 
 class FrameStream(StreamState, Iterator[pb.Frame]):
@@ -251,25 +269,28 @@ class FrameStream(StreamState, Iterator[pb.Frame]):
 
 
 class _Batch:
-    """One count_batch: a sender feeding the stream, bounded by `window`.
+    """One count_batch or count_many: a sender feeding the stream, bounded by `window`.
 
-    The boards sent and not yet answered wait in `pending`, so each reply is
-    paired with its board; the sender blocks while `window` are pending.
+    The items (boards, or chunks of them) sent and not yet answered wait in
+    `pending`, so each reply is paired with its item by `answer`; the sender
+    blocks while `window` are pending.
     """
 
-    def __init__(self, client: Client, boards: Iterable[str], make: Callable[[str], pb.CountRequest],
-                 window: int, timeout: float | None):
+    def __init__(self, client: Client, method: str, items: Iterable[Any], make: Callable[[Any], Any],
+                 answer: Callable[[int, Any, Any, str], Any], window: int, timeout: float | None):
         self._client = client
-        self._source = iter(boards)
+        self._method = method
+        self._source = iter(items)
         self._make = make
+        self._answer = answer
         self._slots = threading.Semaphore(max(1, window))
-        self._pending: collections.deque[str] = collections.deque()
+        self._pending: collections.deque[Any] = collections.deque()
         self._timeout = timeout
         self._stopped = threading.Event()
         self._sent_all = False
         self._source_error: BaseException | None = None
 
-    def _requests(self) -> Iterator[pb.CountRequest]:
+    def _requests(self) -> Iterator[Any]:
         # Runs in gRPC's sending thread: an error reading the input is kept
         # for results() to raise, rather than lost in that thread.
         while True:
@@ -279,8 +300,8 @@ class _Batch:
             if self._stopped.is_set():
                 return
             try:
-                board = next(self._source)
-                request = self._make(board)
+                item = next(self._source)
+                request = self._make(item)
             except StopIteration:
                 self._sent_all = True
                 return
@@ -288,35 +309,29 @@ class _Batch:
                 self._source_error = exc
                 self._stopped.set()
                 raise
-            self._pending.append(board)
+            self._pending.append(item)
             yield request
 
-    def results(self) -> Iterator[BatchItem]:
-        call = self._client._stub.CountBatch(self._requests(), timeout=self._timeout,
-                                             metadata=self._client.metadata)
-        index = 0
+    def results(self) -> Iterator[Any]:
+        address = self._client.address
+        call = getattr(self._client._stub, self._method)(self._requests(), timeout=self._timeout,
+                                                          metadata=self._client.metadata)
+        answered = 0
         try:
             for reply in call:
-                if reply.index != index or not self._pending:
-                    raise SudokuError(grpc.StatusCode.INTERNAL,
-                                      f"CountBatch replied with index {reply.index}, expected {index}",
-                                      self._client.address)
-                board = self._pending.popleft()
+                if not self._pending:
+                    raise SudokuError(grpc.StatusCode.INTERNAL, f"{self._method} sent a reply to no request", address)
+                item = self._pending.popleft()
                 self._slots.release()
-                if reply.HasField("error"):
-                    error = SudokuError.from_number(reply.error.code, reply.error.message, self._client.address)
-                    yield BatchItem(index, board, None, error)
-                else:
-                    yield BatchItem(index, board, reply, None)
-                index += 1
+                yield self._answer(answered, item, reply, address)
+                answered += 1
             if self._pending or not self._sent_all:
                 raise SudokuError(grpc.StatusCode.UNAVAILABLE,
-                                  f"CountBatch ended after {index} replies, before the last board",
-                                  self._client.address)
+                                  f"{self._method} ended after {answered} replies, before the last request", address)
         except grpc.RpcError as err:
             if self._source_error is not None:
                 raise self._source_error from None
-            raise SudokuError.from_rpc(err, self._client.address) from None
+            raise SudokuError.from_rpc(err, address) from None
         finally:
             self._stopped.set()
             call.cancel()

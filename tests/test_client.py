@@ -234,6 +234,45 @@ def test_count_batch_reads_its_input_only_a_window_ahead(client):
     assert max(ahead) <= window + 1
 
 
+def test_count_many_keeps_input_order_in_chunks_and_reports_bad_boards(client):
+    unique = puzzles("17_clue") + puzzles("magictour_top1465")
+    good = unique + puzzles("multi_solution_16_clue")[:20] + puzzles("invalid_no_solution")[:5]
+    boards = good[:100] + ["not a board"] + good[100:] + ["1" * 80]
+    chunks = list(client.count_many(iter(boards), chunk=64, window=2, include_solution=True))
+    assert [c.start for c in chunks] == list(range(0, len(boards), 64))
+    assert [b for c in chunks for b in c.boards] == boards
+    items = [item for c in chunks for item in c.items()]
+    assert [item.index for item in items] == list(range(len(boards)))
+    bad = [item for item in items if item.error]
+    assert [item.index for item in bad] == [100, len(boards) - 1]
+    assert bad[0].error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert bad[0].error.message == "boards[36]: cell r1c1: 'n' is not 1-9, '.' or '0'"  # its place in its chunk
+    verdicts = [item.verdict_name for item in items if not item.error]
+    assert verdicts == ["UNIQUE"] * len(unique) + ["MULTIPLE"] * 20 + ["NONE"] * 5
+    assert all(is_solution_of(i.reply.solution, i.board) for i in items if i.verdict_name == "UNIQUE")
+    assert chunks[0].counts[:3] == [1, 1, 1] and chunks[0].verdicts[0] == pb.CountReply.UNIQUE
+
+
+def test_count_many_reads_its_input_only_a_window_of_chunks_ahead(client):
+    taken = 0
+
+    def boards():
+        nonlocal taken
+        for board in puzzles("17_clue") * 20:
+            taken += 1
+            yield board
+
+    ahead = [taken - c.start for c in client.count_many(boards(), chunk=100, window=3)]
+    assert max(ahead) <= 100 * (3 + 1)
+
+
+def test_a_whole_request_error_reaches_every_board_of_its_chunk(client):
+    (chunk,) = client.count_many(puzzles("17_clue")[:5], limit=-1)
+    assert sorted(chunk.errors) == [0, 1, 2, 3, 4]
+    assert chunk.errors[0].message == "limit: must not be negative, got -1"
+    assert [item.verdict_name for item in chunk.items()] == ["ERROR"] * 5
+
+
 def test_an_unreachable_address_is_unavailable_and_named():
     address = f"127.0.0.1:{free_port()}"
     with Client(address, retry=Retry(attempts=2, base=0.01)) as client:
@@ -277,6 +316,16 @@ def test_the_async_client_does_the_same(service):
             items = [item async for item in client.count_batch(boards, window=16)]
             assert [item.board for item in items] == boards
             assert items[-1].error.code == grpc.StatusCode.INVALID_ARGUMENT
+
+            async def trickle():
+                for board in boards:
+                    yield board
+
+            for source in (boards, trickle()):
+                chunks = [c async for c in client.count_many(source, chunk=50, window=2)]
+                assert [item.board for c in chunks for item in c.items()] == boards
+                assert [c.start for c in chunks] == list(range(0, len(boards), 50))
+                assert chunks[-1].errors[0].code == grpc.StatusCode.INVALID_ARGUMENT
             long = client.watch(LONG, strategy="naive", steps_per_frame=1000)
             await long.__anext__()
             assert await long.cancel()
