@@ -169,11 +169,6 @@ def count_options(request: pb.CountRequest | pb.CountManyRequest, settings: Sett
     }
 
 
-# What a board of 81 characters may hold (whitespace aside, which
-# many_boards leaves to the slow path).
-_CELL_CHARS = b"123456789.0"
-
-
 def many_boards(boards: Sequence[str], max_chunk: int) -> tuple[bytes, list[int], dict[int, str]]:
     """A CountMany request's boards: the valid ones as ASCII bytes, 81 a
     board, the positions they came from, and a message for each bad one.
@@ -184,11 +179,9 @@ def many_boards(boards: Sequence[str], max_chunk: int) -> tuple[bytes, list[int]
     """
     if len(boards) > max_chunk:
         raise Invalid(f"boards: at most {max_chunk} per request, got {len(boards)}")
-    joined = "".join(boards)
-    if len(joined) == 81 * len(boards) and joined.isascii():
-        packed = joined.encode("ascii")
-        if not packed.translate(None, _CELL_CHARS):
-            return packed, list(range(len(boards))), {}
+    packed = engine.pack_boards(list(boards))
+    if packed is not None:
+        return packed, list(range(len(boards))), {}
     good, positions, errors = [], [], {}
     for i, text in enumerate(boards):
         try:

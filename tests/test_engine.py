@@ -20,7 +20,7 @@ from tests.puzzles import (
     is_completion,
     read,
 )
-from worker.engine import Stepper, count, count_many, parse_board, solve
+from worker.engine import Stepper, count, count_many, pack_boards, parse_board, solve
 
 OPTIONS = [
     {"strategy": "naive"},
@@ -346,12 +346,26 @@ def test_count_many_names_the_board_and_cell_of_a_bad_character():
         count_many(WIKIPEDIA + WIKIPEDIA[:80])
     with pytest.raises(ValueError, match=r"^board 0: cell r1c1: ' ' is not"):
         count_many(" " + WIKIPEDIA[1:])  # no whitespace: boards are exactly 81 cells
-    with pytest.raises(TypeError):
-        count_many(WIKIPEDIA.encode())
+    with pytest.raises(ValueError, match=r"^board 0: cell r1c1: 'ÿ' is not"):  # bytes read as Latin-1
+        count_many(b"\xff" + WIKIPEDIA[1:].encode())
+    with pytest.raises(TypeError, match="boards must be a str or bytes, not list"):
+        count_many([WIKIPEDIA])
+    assert count_many(WIKIPEDIA.encode(), solutions=True) == count_many(WIKIPEDIA, solutions=True)
     with pytest.raises(ValueError, match="limit must be >= 1"):
         count_many(WIKIPEDIA, limit=0)
     assert count_many("") == ([], b"", None)
     assert count_many("", solutions=True) == ([], b"", "")
+
+
+def test_pack_boards_joins_clean_boards_and_refuses_anything_else():
+    boards = [puzzle for _, puzzle in all_puzzles()][:50] + [EMPTY.replace(".", "0")]
+    assert pack_boards(boards) == "".join(boards).encode()
+    assert pack_boards([]) == b""
+    for bad in [WIKIPEDIA[:80], WIKIPEDIA + ".", "x" + WIKIPEDIA[1:], " " + WIKIPEDIA[1:], "é" + WIKIPEDIA[1:],
+                "\U0001F600" + WIKIPEDIA[1:], WIKIPEDIA.encode(), None]:
+        assert pack_boards([WIKIPEDIA, bad]) is None, bad
+    with pytest.raises(TypeError, match="boards must be a list of str, not tuple"):
+        pack_boards((WIKIPEDIA,))
 
 
 @pytest.mark.parametrize("path", files(), ids=lambda p: p.stem)

@@ -51,7 +51,10 @@ def count(board: str, limit: int = 2, max_steps: int | None = None) -> tuple[int
     (branching decisions of the fast path), not stepper steps; >= 1 or None."""
 
 def count_many(
-    boards: str, limit: int = 2, max_steps: int | None = None, solutions: bool = False
+    boards: str | bytes, limit: int = 2, max_steps: int | None = None, solutions: bool = False
 ) -> tuple[list[int], bytes, str | None]:
     """count() of each 81-cell board of `boards` (concatenated, no whitespace):
     (counts, complete flags as bytes of 0/1, first solutions as one str or None)."""
+
+def pack_boards(boards: list[str], /) -> bytes | None:
+    """The boards as one bytes, 81 a board, if all are 81 of '1'-'9', '.', '0'; else None."""

@@ -42,9 +42,11 @@ Fast path
     `solve(board)` returns the first solution or None; `count(board, limit=2,
     max_steps=None)` returns (found, complete). Neither records events. Their
     `max_steps` caps guesses (branching decisions), not stepper steps.
-    `count_many(boards, ...)` counts many boards given as one str of 81-cell
-    boards, in one call: for generators, whose boards cost 5-10 µs each, the
-    Python call per board would be a tenth of the time.
+    `count_many(boards, ...)` counts many boards given as one str (or bytes)
+    of 81-cell boards, in one call: for generators, whose boards cost 5-10 µs
+    each, the Python call per board would be a tenth of the time.
+    `pack_boards(list)` makes that bytes from a list of clean boards in one
+    pass, or returns None when one of them is not exactly 81 cells.
 
 Threads
     C calls release the GIL (stepper slices of 1024 steps or more). Any number
@@ -52,6 +54,6 @@ Threads
     raises RuntimeError in the second.
 """
 
-from worker._engine import Stepper, count, count_many, parse_board, solve
+from worker._engine import Stepper, count, count_many, pack_boards, parse_board, solve
 
-__all__ = ["Stepper", "count", "count_many", "parse_board", "solve"]
+__all__ = ["Stepper", "count", "count_many", "pack_boards", "parse_board", "solve"]

@@ -253,9 +253,8 @@ def count_many(spec: dict[str, Any]) -> dict[str, Any]:
     packed = job.connection.get(s.boards_key)
     if packed is None:
         raise LookupError(f"the boards of this job ({s.boards_key}) have expired")
-    boards = packed.decode("ascii")
     cap = min(FIRST_ROUND_GUESSES, s.max_steps)
-    counts, complete, first = engine.count_many(boards, s.limit, cap, s.include_solution)
+    counts, complete, first = engine.count_many(packed, s.limit, cap, s.include_solution)
     solutions = first or ""
     incomplete = []
     position = complete.find(0)
@@ -263,7 +262,7 @@ def count_many(spec: dict[str, Any]) -> dict[str, Any]:
         # The rare board the first round's cap stopped gets the rounds of a
         # lone count, within its own time limit.
         at = slice(position * 81, position * 81 + 81)
-        board = boards[at]
+        board = packed[at].decode("ascii")
         counts[position], done = _count_in_time(CountSpec(board, s.limit, s.max_steps, s.time_limit_ms))
         if not done:
             incomplete.append(position)
