@@ -51,6 +51,7 @@ class ManyCounter:
     def __init__(self, settings: Settings, jobs: Jobs):
         self.settings = settings
         self.jobs = jobs
+        self._parts: set[asyncio.Task] = set()
 
     async def replies(self, requests: AsyncIterator[pb.CountManyRequest]) -> AsyncIterator[pb.CountManyReply]:
         ordered: asyncio.Queue = asyncio.Queue(maxsize=self.settings.batch_inflight)
@@ -100,6 +101,10 @@ class ManyCounter:
             await room.acquire()  # released when the job ends: jobs in flight stay bounded
             part = asyncio.create_task(self._count(boards[start * 81 : (start + size) * 81], options))
             part.add_done_callback(lambda _: room.release())
+            # A part outlives a cancelled call (its reply awaits it shielded),
+            # so the job's boards are deleted when it ends, not left to expire.
+            self._parts.add(part)
+            part.add_done_callback(self._parts.discard)
             parts.append(part)
         return asyncio.ensure_future(self._reply(parts, len(request.boards), positions, errors, options))
 
@@ -114,7 +119,6 @@ class ManyCounter:
             result = await self.jobs.run("worker.jobs.count_many", spec, keys.QUEUE_BATCH, time_limit_ms)
         except JobFailed as exc:  # that job's boards get the error; the call goes on
             result = exc
-        # Not when the call was cancelled: the job may still be queued.
         await redis.delete(key)
         return result
 
@@ -125,7 +129,7 @@ class ManyCounter:
         solutions: list[str] = []
         failed: dict[int, pb.ItemError] = {}
         for part in parts:
-            result = await part
+            result = await asyncio.shield(part)
             offset = len(counts)
             if isinstance(result, JobFailed):
                 size = min(self.settings.many_job_size, len(positions) - offset)

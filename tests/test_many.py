@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import grpc
@@ -12,12 +13,13 @@ from rq.serializers import JSONSerializer
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.puzzles import puzzles
+from tests.puzzles import ENDLESS, puzzles
 from tests.test_batch import relabelled
 from worker import engine, jobs
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+ABORTED = grpc.StatusCode.ABORTED.value[0]
 V = pb.CountReply
 
 
@@ -140,7 +142,7 @@ def test_a_request_spreads_over_jobs_and_replies_keep_request_order(custom_servi
     assert all(list(r.verdicts) == [V.UNIQUE] * 23 for r in replies)
 
 
-def test_a_reader_that_stops_reading_slows_the_sender(service):
+def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
     sent = 0
     # With solutions a reply is as big as its request (8 KB), so gRPC's
     # flow-control windows fill within a few MB in both directions.
@@ -167,6 +169,11 @@ def test_a_reader_that_stops_reading_slows_the_sender(service):
     assert samples[-1] == samples[-2], f"still taking requests: {samples}"
     # Nowhere near the 800 MB of 100,000 requests.
     assert sent < 5_000, samples
+    # The jobs of the cancelled call end and take their boards with them.
+    deadline = time.monotonic() + 20
+    while any(redis.scan_iter(keys.boards("*"))) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(redis.scan_iter(keys.boards("*")))
 
 
 def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch):
@@ -186,3 +193,43 @@ def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch)
     capped = CountManySpec(boards_key=key, limit=2, max_steps=1, time_limit_ms=10_000)
     result = queue.enqueue(jobs.count_many, capped.to_dict()).return_value()
     assert result["incomplete"] == [i for i, b in enumerate(hard) if not engine.count(b, limit=2, max_steps=1)[1]]
+
+
+def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, redis):
+    """Both workers are kept busy while the boards of the waiting CountMany
+    job are taken away: the job fails on every attempt, its boards are
+    ABORTED with the reason, and the next request is counted."""
+    busy = [stub.Solve(pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE, time_limit_ms=1500),
+                       timeout=TIMEOUT) for _ in range(2)]
+    for call in busy:
+        next(call)
+    time.sleep(0.3)  # both workers have started a solve
+    board = puzzles("17_clue")[0]
+    taken = threading.Event()
+
+    def requests():
+        yield pb.CountManyRequest(boards=[board, board])
+        assert taken.wait(5), "the boards never appeared in Redis"
+        yield pb.CountManyRequest(boards=[board])
+
+    earlier = set(redis.scan_iter(keys.boards("*")))  # left by calls cancelled in other tests
+
+    def take_the_boards():
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            first = next((k for k in redis.scan_iter(keys.boards("*")) if k not in earlier), None)
+            if first is not None:
+                redis.delete(first)
+                taken.set()
+                return
+
+    thief = threading.Thread(target=take_the_boards)
+    thief.start()
+    replies = list(stub.CountMany(requests(), timeout=TIMEOUT))
+    thief.join()
+    for call in busy:
+        call.cancel()
+    assert [(e.index, e.error.code) for e in replies[0].errors] == [(0, ABORTED), (1, ABORTED)]
+    assert "LookupError: the boards of this job" in replies[0].errors[0].error.message
+    assert list(replies[0].verdicts) == [0, 0] and list(replies[0].complete) == [False, False]
+    assert list(replies[1].verdicts) == [V.UNIQUE]
