@@ -232,17 +232,21 @@ def test_redis_restarting_under_load(own_stack):
             except grpc.RpcError as exc:
                 outcomes.append(exc.code().name)
 
-    threads = [threading.Thread(target=load) for _ in range(4)]
+    # Daemon threads, stopped in `finally`: a failed assertion must fail the
+    # test, not leave four threads calling a dead service and pytest hanging.
+    threads = [threading.Thread(target=load, daemon=True) for _ in range(4)]
     for thread in threads:
         thread.start()
-    time.sleep(1.0)
-    redis_server.kill()
-    time.sleep(1.5)
-    status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
-    assert status == health_pb2.HealthCheckResponse.NOT_SERVING
-    redis_server.start()
-    time.sleep(3.0)
-    stop.set()
+    try:
+        time.sleep(1.0)
+        redis_server.kill()
+        time.sleep(1.5)
+        status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
+        assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+        redis_server.start()
+        time.sleep(3.0)
+    finally:
+        stop.set()
     for thread in threads:
         thread.join(30)
     assert not any(t.is_alive() for t in threads), "a request hung"
