@@ -45,7 +45,7 @@ examples:
   4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......,417369825632158947958724316825437169791586432346912758289643571573291684164875293"""
 
 
-CHUNK_PLACE = re.compile(r"^boards\[\d+\]")
+CHUNK_PLACE = re.compile(r"^(packed_)?boards\[\d+\]")
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:

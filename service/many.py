@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
 
 import grpc
 
@@ -34,6 +35,17 @@ from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 
 _END = object()
+
+
+@dataclass
+class _Checked:
+    """A request that passed validation (service/validate.py)."""
+
+    options: dict
+    boards: bytes  # the valid boards, 81 bytes each
+    positions: list[int]  # where each came from in the request
+    errors: dict[int, str]  # a message for each bad board, by position
+    n: int  # boards in the request
 _NO_SOLUTION = "." * 81
 
 
@@ -74,39 +86,45 @@ class ManyCounter:
 
     async def _read(self, requests, ordered: asyncio.Queue) -> None:
         room = asyncio.Semaphore(self.settings.batch_inflight)
-        boards = 0
+        seen = 0
         try:
             async for request in requests:
-                if not isinstance(request, Undecodable):
-                    boards += len(request.boards)
-                    if boards > self.settings.max_batch:
-                        raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
-                await ordered.put(await self._start(request, room))
+                checked = self._check(request)
+                if isinstance(checked, pb.CountManyReply):
+                    await ordered.put(_ready(checked))
+                    continue
+                seen += checked.n
+                if seen > self.settings.max_batch:
+                    raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
+                await ordered.put(await self._launch(checked, room))
             await ordered.put(_END)
         except Exception as exc:  # noqa: BLE001 - handed to the reply stream
             await ordered.put(exc)
 
-    async def _start(self, request: pb.CountManyRequest | Undecodable, room: asyncio.Semaphore) -> asyncio.Future:
-        """Queues the request's jobs; returns the future of its reply."""
+    def _check(self, request: pb.CountManyRequest | Undecodable) -> _Checked | pb.CountManyReply:
+        """The request's options and boards, or the reply naming what is wrong with it."""
         try:
             if isinstance(request, Undecodable):
                 raise Invalid(request.message)
             options = validate.count_options(request, self.settings)
-            boards, positions, errors = validate.many_boards(request.boards, self.settings.max_chunk)
+            return _Checked(options, *validate.many_boards(request, self.settings.max_chunk))
         except Invalid as exc:
-            return _ready(pb.CountManyReply(error=_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc))))
+            return pb.CountManyReply(error=_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc)))
+
+    async def _launch(self, checked: _Checked, room: asyncio.Semaphore) -> asyncio.Future:
+        """Queues the request's jobs; returns the future of its reply."""
         size = self.settings.many_job_size
         parts = []
-        for start in range(0, len(positions), size):
+        for start in range(0, len(checked.positions), size):
             await room.acquire()  # released when the job ends: jobs in flight stay bounded
-            part = asyncio.create_task(self._count(boards[start * 81 : (start + size) * 81], options))
+            part = asyncio.create_task(self._count(checked.boards[start * 81 : (start + size) * 81], checked.options))
             part.add_done_callback(lambda _: room.release())
             # A part outlives a cancelled call (its reply awaits it shielded),
             # so the job's boards are deleted when it ends, not left to expire.
             self._parts.add(part)
             part.add_done_callback(self._parts.discard)
             parts.append(part)
-        return asyncio.ensure_future(self._reply(parts, len(request.boards), positions, errors, options))
+        return asyncio.ensure_future(self._reply(parts, checked))
 
     async def _count(self, boards: bytes, options: dict) -> dict | JobFailed:
         time_limit_ms = len(boards) // 81 * options["time_limit_ms"]
@@ -122,7 +140,8 @@ class ManyCounter:
         await redis.delete(key)
         return result
 
-    async def _reply(self, parts, n: int, positions: list[int], errors: dict[int, str], options: dict):
+    async def _reply(self, parts: list[asyncio.Task], checked: _Checked) -> pb.CountManyReply:
+        n, positions, errors, options = checked.n, checked.positions, checked.errors, checked.options
         counts: list[int] = []
         verdicts: list[int] = []
         incomplete: list[int] = []

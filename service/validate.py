@@ -169,19 +169,24 @@ def count_options(request: pb.CountRequest | pb.CountManyRequest, settings: Sett
     }
 
 
-def many_boards(boards: Sequence[str], max_chunk: int) -> tuple[bytes, list[int], dict[int, str]]:
+def many_boards(request: pb.CountManyRequest, max_chunk: int) -> tuple[bytes, list[int], dict[int, str], int]:
     """A CountMany request's boards: the valid ones as ASCII bytes, 81 a
-    board, the positions they came from, and a message for each bad one.
+    board, the positions they came from, a message for each bad one, and
+    how many there were.
 
-    Generators send clean boards, so one scan of them all comes first; the
-    board-by-board check (whitespace, messages naming the cell) is only for a
-    request where that scan failed.
+    Generators send clean boards, so one scan of them all in C comes first;
+    the board-by-board check (whitespace, messages naming the cell) is only
+    for a request where that scan failed.
     """
-    if len(boards) > max_chunk:
-        raise Invalid(f"boards: at most {max_chunk} per request, got {len(boards)}")
+    if request.boards and request.packed_boards:
+        raise Invalid("boards, packed_boards: send one of them, not both")
+    if request.packed_boards:
+        return _packed_boards(request.packed_boards, max_chunk)
+    boards = request.boards
+    _at_most(len(boards), max_chunk, "boards")
     packed = engine.pack_boards(list(boards))
     if packed is not None:
-        return packed, list(range(len(boards))), {}
+        return packed, list(range(len(boards))), {}, len(boards)
     good, positions, errors = [], [], {}
     for i, text in enumerate(boards):
         try:
@@ -190,7 +195,32 @@ def many_boards(boards: Sequence[str], max_chunk: int) -> tuple[bytes, list[int]
             errors[i] = str(exc)
         else:
             positions.append(i)
-    return "".join(good).encode("ascii"), positions, errors
+    return "".join(good).encode("ascii"), positions, errors, len(boards)
+
+
+def _packed_boards(packed: bytes, max_chunk: int) -> tuple[bytes, list[int], dict[int, str], int]:
+    if len(packed) % 81:
+        raise Invalid(f"packed_boards: {len(packed)} bytes is not a whole number of 81-cell boards")
+    n = len(packed) // 81
+    _at_most(n, max_chunk, "packed_boards")
+    bad = engine.bad_boards(packed)
+    if not bad:
+        return packed, list(range(n)), {}, n
+    errors = {}
+    for i in bad:
+        # Latin-1 names any byte as one character; every flagged board fails here.
+        text = packed[i * 81 : i * 81 + 81].decode("latin-1")
+        try:
+            board(text, f"packed_boards[{i}]")
+        except Invalid as exc:
+            errors[i] = str(exc)
+    positions = [i for i in range(n) if i not in errors]
+    return b"".join(packed[i * 81 : i * 81 + 81] for i in positions), positions, errors, n
+
+
+def _at_most(n: int, max_chunk: int, field: str) -> None:
+    if n > max_chunk:
+        raise Invalid(f"{field}: at most {max_chunk} boards per request, got {n}")
 
 
 def hint_spec(request: pb.HintRequest) -> HintSpec:

@@ -20,7 +20,7 @@ from tests.puzzles import (
     is_completion,
     read,
 )
-from worker.engine import Stepper, count, count_many, pack_boards, parse_board, solve
+from worker.engine import Stepper, bad_boards, count, count_many, pack_boards, parse_board, solve
 
 OPTIONS = [
     {"strategy": "naive"},
@@ -366,6 +366,18 @@ def test_pack_boards_joins_clean_boards_and_refuses_anything_else():
         assert pack_boards([WIKIPEDIA, bad]) is None, bad
     with pytest.raises(TypeError, match="boards must be a list of str, not tuple"):
         pack_boards((WIKIPEDIA,))
+
+
+def test_bad_boards_lists_the_boards_with_a_byte_out_of_place():
+    clean = WIKIPEDIA.encode()
+    assert bad_boards(clean * 3 + EMPTY.replace(".", "0").encode()) == []
+    assert bad_boards(b"") == []
+    dirty = [b"x" + clean[1:], clean[:80] + b"\xff", b" " + clean[1:], clean[:40] + b"\x00" + clean[41:]]
+    assert bad_boards(clean + b"".join(dirty) + clean) == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="^80 bytes is not a whole number of 81-cell boards$"):
+        bad_boards(clean[:80])
+    with pytest.raises(TypeError, match="packed must be bytes, not str"):
+        bad_boards(WIKIPEDIA)
 
 
 @pytest.mark.parametrize("path", files(), ids=lambda p: p.stem)

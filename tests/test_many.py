@@ -78,6 +78,34 @@ def test_bad_boards_get_errors_at_their_index_and_the_rest_are_counted(stub):
     assert reply.solutions[3] == engine.solve(good[2])
 
 
+def test_packed_boards_count_like_listed_ones(stub):
+    rng = random.Random(8)
+    boards = [relabelled(rng.choice(puzzles("17_clue")), rng) for _ in range(500)] + [puzzles("invalid_no_solution")[0]]
+    boards[7] = boards[7].replace(".", "0")
+    (listed, packed) = many(stub, pb.CountManyRequest(boards=boards, include_solution=True),
+                            pb.CountManyRequest(packed_boards="".join(boards).encode(), include_solution=True))
+    assert packed == listed
+    assert list(packed.verdicts) == [V.UNIQUE] * 500 + [V.NONE]
+
+
+def test_bad_packed_boards_get_errors_at_their_index(stub):
+    good = puzzles("17_clue")[:3]
+    packed = (good[0] + "x" * 81 + good[1]).encode() + b"\xff" + good[2][1:].encode() + (" " + good[2][1:]).encode()
+    (reply,) = many(stub, pb.CountManyRequest(packed_boards=packed))
+    assert [(e.index, e.error.message) for e in reply.errors] == [
+        (1, "packed_boards[1]: cell r1c1: 'x' is not 1-9, '.' or '0'"),
+        (3, "packed_boards[3]: cell r1c1: 'ÿ' is not 1-9, '.' or '0'"),
+        (4, "packed_boards[4]: expected 81 cells, got 80"),
+    ]
+    assert list(reply.verdicts) == [V.UNIQUE, 0, V.UNIQUE, 0, 0]
+    replies = many(stub, pb.CountManyRequest(packed_boards=packed[:100]),
+                   pb.CountManyRequest(packed_boards=packed[:81], boards=good[:1]))
+    assert [r.error.message for r in replies] == [
+        "packed_boards: 100 bytes is not a whole number of 81-cell boards",
+        "boards, packed_boards: send one of them, not both",
+    ]
+
+
 def test_a_bad_request_gets_its_own_error_and_the_call_goes_on(stub, custom_service):
     board = puzzles("17_clue")[0]
     replies = many(
@@ -96,7 +124,7 @@ def test_a_bad_request_gets_its_own_error_and_the_call_goes_on(stub, custom_serv
     with channel:
         replies = many(small_stub, pb.CountManyRequest(boards=[board] * 4), pb.CountManyRequest(boards=[board] * 3))
     assert replies[0].error.code == INVALID
-    assert replies[0].error.message == "boards: at most 3 per request, got 4"
+    assert replies[0].error.message == "boards: at most 3 boards per request, got 4"
     assert list(replies[1].counts) == [1, 1, 1]
 
 

@@ -58,3 +58,6 @@ def count_many(
 
 def pack_boards(boards: list[str], /) -> bytes | None:
     """The boards as one bytes, 81 a board, if all are 81 of '1'-'9', '.', '0'; else None."""
+
+def bad_boards(packed: bytes, /) -> list[int]:
+    """Positions of the 81-byte boards of `packed` with a byte not '1'-'9', '.', '0'."""

@@ -46,7 +46,8 @@ Fast path
     of 81-cell boards, in one call: for generators, whose boards cost 5-10 µs
     each, the Python call per board would be a tenth of the time.
     `pack_boards(list)` makes that bytes from a list of clean boards in one
-    pass, or returns None when one of them is not exactly 81 cells.
+    pass, or returns None when one of them is not exactly 81 cells;
+    `bad_boards(bytes)` lists the boards of such bytes that are not clean.
 
 Threads
     C calls release the GIL (stepper slices of 1024 steps or more). Any number
@@ -54,6 +55,6 @@ Threads
     raises RuntimeError in the second.
 """
 
-from worker._engine import Stepper, count, count_many, pack_boards, parse_board, solve
+from worker._engine import Stepper, bad_boards, count, count_many, pack_boards, parse_board, solve
 
-__all__ = ["Stepper", "count", "count_many", "pack_boards", "parse_board", "solve"]
+__all__ = ["Stepper", "bad_boards", "count", "count_many", "pack_boards", "parse_board", "solve"]

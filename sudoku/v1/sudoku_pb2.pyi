@@ -320,18 +320,20 @@ class ItemError(_message.Message):
     def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class CountManyRequest(_message.Message):
-    __slots__ = ("boards", "limit", "max_steps", "time_limit_ms", "include_solution")
+    __slots__ = ("boards", "packed_boards", "limit", "max_steps", "time_limit_ms", "include_solution")
     BOARDS_FIELD_NUMBER: _ClassVar[int]
+    PACKED_BOARDS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_SOLUTION_FIELD_NUMBER: _ClassVar[int]
     boards: _containers.RepeatedScalarFieldContainer[str]
+    packed_boards: bytes
     limit: int
     max_steps: int
     time_limit_ms: int
     include_solution: bool
-    def __init__(self, boards: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., max_steps: _Optional[int] = ..., time_limit_ms: _Optional[int] = ..., include_solution: _Optional[bool] = ...) -> None: ...
+    def __init__(self, boards: _Optional[_Iterable[str]] = ..., packed_boards: _Optional[bytes] = ..., limit: _Optional[int] = ..., max_steps: _Optional[int] = ..., time_limit_ms: _Optional[int] = ..., include_solution: _Optional[bool] = ...) -> None: ...
 
 class CountManyReply(_message.Message):
     __slots__ = ("counts", "complete", "verdicts", "solutions", "errors", "error")

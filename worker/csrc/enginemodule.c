@@ -768,6 +768,49 @@ clean:
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(bad_boards_doc,
+"bad_boards(packed, /) -> list[int]\n--\n\n"
+"The positions of the boards of `packed` (bytes, 81 a board) that hold a\n"
+"byte other than '1'-'9', '.' and '0'; [] when all are clean. ValueError\n"
+"when the length is not a whole number of boards.");
+
+static PyObject *engine_bad_boards(PyObject *module, PyObject *packed)
+{
+    (void)module;
+    if (!PyBytes_Check(packed)) {
+        PyErr_Format(PyExc_TypeError, "packed must be bytes, not %.100s",
+                     Py_TYPE(packed)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t length = PyBytes_GET_SIZE(packed);
+    if (length % 81 != 0) {
+        PyErr_Format(PyExc_ValueError, "%zd bytes is not a whole number of "
+                     "81-cell boards", length);
+        return NULL;
+    }
+    const unsigned char *cells = (const unsigned char *)PyBytes_AS_STRING(packed);
+    PyObject *bad = PyList_New(0);
+    if (bad == NULL)
+        return NULL;
+    for (Py_ssize_t b = 0; b < length / 81; b++) {
+        int clean = 1;
+        for (int i = 0; i < 81; i++) {
+            unsigned char ch = cells[b * 81 + i];
+            clean &= (ch >= '0' && ch <= '9') || ch == '.';
+        }
+        if (clean)
+            continue;
+        PyObject *position = PyLong_FromSsize_t(b);
+        if (position == NULL || PyList_Append(bad, position) < 0) {
+            Py_XDECREF(position);
+            Py_DECREF(bad);
+            return NULL;
+        }
+        Py_DECREF(position);
+    }
+    return bad;
+}
+
 static PyMethodDef engine_methods[] = {
     {"parse_board", engine_parse_board, METH_O, parse_board_doc},
     {"solve", engine_solve, METH_O, solve_doc},
@@ -776,6 +819,7 @@ static PyMethodDef engine_methods[] = {
     {"count_many", (PyCFunction)(void (*)(void))engine_count_many,
      METH_VARARGS | METH_KEYWORDS, count_many_doc},
     {"pack_boards", engine_pack_boards, METH_O, pack_boards_doc},
+    {"bad_boards", engine_bad_boards, METH_O, bad_boards_doc},
     {NULL, NULL, 0, NULL},
 };
 
