@@ -11,6 +11,8 @@ execution ids, the process) is left out.
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import pytest
 from redis import Redis
@@ -200,3 +202,40 @@ def test_a_suspension_during_a_job_stops_the_next_one(fresh_redis):
     rq_after, lean_after = run_under_both(fresh_redis, setup)
     assert lean_after == rq_after
     assert lean_after[Job.key_for("job-later").encode()][1][b"status"] == JobStatus.QUEUED.value.encode()
+
+
+def test_redis_going_away_as_a_job_starts_does_not_end_the_worker():
+    """RQ rides out an outage while it reads a job; so must LeanWorker, which
+    reads it when it starts it. (The job itself is worker/recovery.py's.)"""
+    server = EmbeddedRedis().start()
+    redis = Redis.from_url(server.url)
+    queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
+    queue.enqueue_call(succeed, args=(1,), job_id="job-outage")
+    killed, done = threading.Event(), threading.Event()
+
+    def restart() -> None:
+        killed.wait()
+        time.sleep(0.5)  # the worker's first look is 1 s after the failure
+        server.start()
+        # Nothing is persisted: the restarted Redis is empty. A job for after.
+        queue.enqueue_call(succeed, args=(2,), job_id="job-after", result_ttl=300)
+        done.wait()  # redis-server dies with the thread that started it
+
+    class Outage(LeanWorker):
+        def start_job(self, job, queue):
+            if not killed.is_set():
+                server.kill()
+                killed.set()
+            return super().start_job(job, queue)
+
+    helper = threading.Thread(target=restart)
+    helper.start()
+    try:
+        worker = Outage([QUEUE], connection=redis, serializer=JSONSerializer)
+        assert worker.work(burst=True, logging_level="CRITICAL")
+        assert Job.fetch("job-after", connection=redis, serializer=JSONSerializer).get_status() == JobStatus.FINISHED
+    finally:
+        done.set()
+        helper.join(10)
+        redis.close()
+        server.stop()

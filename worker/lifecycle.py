@@ -21,6 +21,8 @@ from __future__ import annotations
 import logging
 import time
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job, JobStatus
@@ -85,10 +87,30 @@ class LeanWorker(SimpleWorker):
         super().set_state(state, pipeline)
 
     def execute_job(self, job: Job, queue: Queue):
-        execution = self.start_job(job, queue)
+        try:
+            execution = self.start_job(job, queue)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            # RQ reads the job inside its dequeue, which rides out a Redis
+            # outage; reading it here must too, not end the worker. The job
+            # was taken off its queue: worker/recovery.py queues it again
+            # (or, if the start was committed, its missed heartbeats do).
+            self.log.error("Worker %s: could not start job %s: %s", self.name, job.id, exc)
+            self._wait_for_redis()
+            return
         if execution is not None:
             self.run_job(job, queue, execution)
         self.set_state(WorkerStatus.IDLE)  # written already unless the job failed
+
+    def _wait_for_redis(self) -> None:
+        """Until Redis answers, with the back-off of RQ's dequeue."""
+        wait = 1.0
+        while True:
+            time.sleep(wait)
+            try:
+                self.connection.ping()
+                return
+            except (RedisConnectionError, RedisTimeoutError):
+                wait = min(wait * self.exponential_backoff_factor, self.max_connection_wait_time)
 
     def run_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
         """Runs a started job and records its outcome; True on success."""
@@ -100,7 +122,6 @@ class LeanWorker(SimpleWorker):
         ttl = self.get_heartbeat_ttl(job)
         with self.connection.pipeline() as pipe:
             execution = Execution.create(job, ttl, pipeline=pipe, worker_name=self.name)
-            self.executions[execution.id] = execution
             self.set_state(WorkerStatus.BUSY, pipeline=pipe)
             self.heartbeat(ttl, pipeline=pipe)
             job.prepare_for_execution(self.name, pipeline=pipe)  # writes the job's heartbeat too
@@ -109,6 +130,7 @@ class LeanWorker(SimpleWorker):
                 pipe.lrem(queue.intermediate_queue_key, 1, job.id)
             pipe.hgetall(job.key)  # last: it sees the fields just written
             stored = pipe.execute()[-1]
+        self.executions[execution.id] = execution
         if b"data" not in stored:
             self._forget(job, execution)
             return None
