@@ -11,6 +11,7 @@ execution ids, the process) is left out.
 from __future__ import annotations
 
 import re
+import signal
 import threading
 import time
 
@@ -92,6 +93,16 @@ def suspend_workers(x: int) -> int:
 
     suspend(get_current_job().connection)
     return x
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers():
+    """The workers here run in the test process and install RQ's SIGINT and
+    SIGTERM handlers; the next tests must not inherit them."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
 
 
 @pytest.fixture
