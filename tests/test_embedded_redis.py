@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from tests.stack import reap
 from tests.test_launcher import alive
 
 STARTER = """
@@ -38,8 +39,5 @@ def test_redis_server_dies_with_a_killed_parent():
             time.sleep(0.05)
         assert not alive(redis_pid), "redis-server outlived its parent"
     finally:
-        if parent.poll() is None:
-            parent.kill()
-            parent.wait()
-        parent.stdout.close()
+        reap(parent)
         shutil.rmtree(folder, ignore_errors=True)
