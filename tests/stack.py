@@ -32,6 +32,15 @@ def installed_script(name: str) -> str:
     return found
 
 
+def reap(proc: subprocess.Popen) -> None:
+    """Kills `proc` if a test left it running, and closes its stdout pipe."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
 def start_sudoku_server(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """`sudoku-server ARGS` in its own process, as README runs it: the process
     (its stdout and stderr on one pipe) and the first line it printed."""

@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.stack import start_sudoku_server
+from tests.stack import reap, start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 
@@ -74,7 +74,4 @@ def test_sudoku_server_serves_then_stops_everything_it_started():
             time.sleep(0.1)
         assert not [p for p in started if alive(p)], "processes left behind"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+        reap(proc)

@@ -20,7 +20,7 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.test_launcher import free_port
-from tests.stack import start_sudoku_server
+from tests.stack import reap, start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30
@@ -61,10 +61,7 @@ def server(tmp_path_factory):
         assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in banner, banner
         yield proc, port, metrics_port, tmp
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+        reap(proc)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -28,13 +28,13 @@ import time
 
 from redis import Redis
 from redis.exceptions import RedisError
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue, Worker
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
-from rq.worker import WorkerStatus
 
 from sudoku import keys
+from worker.lifecycle import LeanWorker
 from worker.recovery import recover_lost_jobs
 from worker import metrics
 
@@ -45,20 +45,12 @@ HEARTBEAT_EVERY = 1.0
 MAINTENANCE_EVERY = 1.0
 
 
-class SudokuWorker(SimpleWorker):
-    """SimpleWorker with a live heartbeat during jobs, and less chatter.
-
-    RQ's loop renews the worker's own key (an HSET and two EXPIREs, one
-    round trip each) three times per job and rewrites an unchanged state;
-    at ~0.1 ms a round trip that was most of a short job's cost (see
-    bench/service.py). Here a renewal is one pipelined round trip, done at
-    most once a second (the key lives worker_ttl, minutes), and a state is
-    written only when it changes.
-    """
+class SudokuWorker(LeanWorker):
+    """LeanWorker (RQ's job lifecycle in three round trips, worker/lifecycle.py)
+    with a live heartbeat during jobs and job metrics."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._renewed_at = 0.0
         self._beating: tuple[Queue, object] | None = None
         self._beat_thread: threading.Thread | None = None
 
@@ -70,26 +62,9 @@ class SudokuWorker(SimpleWorker):
         # starts, then must renew it afterwards. Dead jobs are found through
         # their own registry entry (see _beat), not the worker's key, so the
         # key always gets the worker's long TTL and needs no renewal.
-        timeout = max(timeout or 0, self.worker_ttl + 60)
-        if pipeline is not None:
-            self._renewed_at = time.monotonic()
-            return super().heartbeat(timeout, pipeline)
-        now = time.monotonic()
-        if now - self._renewed_at < 1.0:
-            return None
-        with self.connection.pipeline(transaction=False) as pipe:
-            super().heartbeat(timeout, pipe)
-            pipe.execute()
-        self._renewed_at = now
-        return None
+        return super().heartbeat(max(timeout or 0, self.worker_ttl + 60), pipeline)
 
-    def set_state(self, state, pipeline=None):
-        if pipeline is None and state == self._state:
-            return
-        super().set_state(state, pipeline)
-
-    def execute_job(self, job, queue):
-        execution = self.prepare_execution(job)
+    def run_job(self, job, queue, execution) -> bool:
         self._beating = (queue, execution)
         if self._beat_thread is None:
             self._beat_thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
@@ -97,11 +72,11 @@ class SudokuWorker(SimpleWorker):
         started = time.monotonic()
         ok = False
         try:
-            ok = self.perform_job(job, queue, execution)
+            ok = super().run_job(job, queue, execution)
         finally:
             self._beating = None
             metrics.job_ran(job, ok, time.monotonic() - started)
-        self.set_state(WorkerStatus.IDLE)
+        return ok
 
     def _beat(self) -> None:
         """Renews the running job's registry entry every second. A thread, so
@@ -183,11 +158,11 @@ def run(redis_url: str, log_level: str = "WARNING") -> None:
     """Runs one worker until SIGTERM/SIGINT (warm; a second one is cold)."""
     logging.basicConfig(level=log_level, format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     redis = connect(redis_url)
-    queues = [Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES]
     kind = os.environ.get("SUDOKU_WORKER_CLASS", "simple")
     if kind not in WORKER_CLASSES:
         raise SystemExit(f"SUDOKU_WORKER_CLASS={kind!r}: use one of {', '.join(WORKER_CLASSES)}")
-    worker = WORKER_CLASSES[kind](queues, connection=redis, serializer=JSONSerializer)
+    # Names, not Queue objects: each worker class makes its own kind of queue.
+    worker = WORKER_CLASSES[kind](list(keys.QUEUES), connection=redis, serializer=JSONSerializer)
     threading.Thread(target=_maintain, args=(connect(redis_url), os.getppid()), daemon=True).start()
     worker.work(logging_level=log_level, with_scheduler=False)
 

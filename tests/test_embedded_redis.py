@@ -1,0 +1,43 @@
+"""service/embedded_redis.py: the private redis-server does not outlive the
+process that started it, even when that process is SIGKILLed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.stack import reap
+from tests.test_launcher import alive
+
+STARTER = """
+import sys, time
+from service.embedded_redis import EmbeddedRedis
+server = EmbeddedRedis().start()
+print(server.proc.pid, server.dir, flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_redis_server_dies_with_a_killed_parent():
+    parent = subprocess.Popen([sys.executable, "-c", STARTER], stdout=subprocess.PIPE, text=True)
+    folder = ""
+    try:
+        pid, folder = parent.stdout.readline().split()
+        redis_pid = int(pid)
+        assert alive(redis_pid)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while alive(redis_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(redis_pid), "redis-server outlived its parent"
+    finally:
+        reap(parent)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,252 @@
+"""worker/lifecycle.py: LeanWorker leaves Redis as RQ's SimpleWorker does,
+during a job and after it, whatever the job does (succeeds, fails, is
+retried, has vanished, has dependents, suspends the workers).
+
+Each case runs the same jobs, with the same ids, once under each worker
+class on a Redis of its own, and compares every key: type, contents and
+whether it expires. Only what differs between any two runs (timestamps,
+execution ids, the process) is left out.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+import time
+
+import pytest
+from redis import Redis
+from rq import Callback, Queue, Retry, SimpleWorker
+from rq.intermediate_queue import IntermediateQueue
+from rq.job import Job, JobStatus
+from rq.registry import FinishedJobRegistry
+from rq.results import Result
+from rq.serializers import JSONSerializer
+from rq.suspension import suspend
+
+from service.embedded_redis import EmbeddedRedis
+from worker.lifecycle import LeanWorker
+
+QUEUE = "lifecycle"
+WORKER = "w1"
+VARYING_FIELDS = {
+    b"created_at", b"enqueued_at", b"started_at", b"ended_at", b"last_heartbeat", b"birth", b"death",
+    b"execution_started_at", b"execution_ended_at", b"total_working_time", b"pid", b"hostname",
+    b"ip_address", b"execution_id", b"id",
+}
+UUID = re.compile(rb"[0-9a-f]{32}")
+
+during: list[dict] = []  # what the running job saw, per run
+failures: list[str] = []  # job ids whose on_failure callback ran
+
+
+def look(redis: Redis, exclude: set[bytes] = frozenset()) -> dict:
+    """Every key's type, contents and whether it expires, with what varies
+    between runs masked."""
+    state = {}
+    for key in sorted(set(redis.keys("*")) - exclude):
+        kind = redis.type(key).decode()
+        if kind == "hash":
+            value = {f: (b"?" if f in VARYING_FIELDS else v) for f, v in redis.hgetall(key).items()}
+        elif kind == "zset":
+            value = sorted(_mask(m) for m in redis.zrange(key, 0, -1))
+        elif kind == "set":
+            value = sorted(_mask(m) for m in redis.smembers(key))
+        elif kind == "list":
+            value = redis.lrange(key, 0, -1)
+        elif kind == "stream":
+            value = [{f: (b"?" if f in VARYING_FIELDS else v) for f, v in e.items()} for _, e in redis.xrange(key)]
+        else:
+            value = redis.get(key)
+        state[_mask(key)] = (kind, value, redis.ttl(key) > 0)
+    return state
+
+
+def _mask(name: bytes) -> bytes:
+    """Execution ids (in keys and members) are new in every run; the tests'
+    job ids are not 32 hex digits, so they stay."""
+    return UUID.sub(b"<execution>", name)
+
+
+# Job functions, run in the worker (this process, burst mode).
+
+
+def succeed(x: int) -> dict:
+    from rq import get_current_job
+
+    job = get_current_job()
+    during.append(look(job.connection))
+    return {"double": 2 * x}
+
+
+def fail(x: int) -> None:
+    raise ValueError(f"no {x}")
+
+
+def record_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    failures.append(job.id)
+
+
+def suspend_workers(x: int) -> int:
+    from rq import get_current_job
+
+    suspend(get_current_job().connection)
+    return x
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers():
+    """The workers here run in the test process and install RQ's SIGINT and
+    SIGTERM handlers; the next tests must not inherit them."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+@pytest.fixture
+def fresh_redis():
+    """One Redis per worker class, so their runs cannot see each other."""
+    servers, clients = [], []
+
+    def make() -> Redis:
+        servers.append(EmbeddedRedis().start())
+        clients.append(Redis.from_url(servers[-1].url))
+        return clients[-1]
+
+    yield make
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop()
+
+
+def run_under_both(fresh_redis, setup) -> tuple[dict, dict]:
+    """Runs `setup(queue)`'s jobs under SimpleWorker, then LeanWorker; returns
+    what each left in Redis."""
+    states = []
+    for worker_class in (SimpleWorker, LeanWorker):
+        redis = fresh_redis()
+        queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
+        setup(queue)
+        worker = worker_class([QUEUE], name=WORKER, connection=redis, serializer=JSONSerializer)
+        worker.work(burst=True, logging_level="ERROR")
+        states.append(look(redis))
+    return states[0], states[1]
+
+
+def test_a_job_that_succeeds(fresh_redis):
+    during.clear()
+
+    def setup(queue):
+        queue.enqueue_call(succeed, args=(21,), job_id="job-ok", result_ttl=300)
+
+    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    assert len(during) == 2
+    rq_during, lean_during = during
+    assert lean_during == rq_during
+    assert lean_after == rq_after
+    job_key = Job.key_for("job-ok").encode()
+    assert lean_during[job_key][1][b"status"] == JobStatus.STARTED.value.encode()
+    assert lean_after[job_key][1][b"status"] == JobStatus.FINISHED.value.encode()
+
+
+def test_rq_reads_back_the_result_and_registries(fresh_redis):
+    redis = fresh_redis()
+    queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
+    queue.enqueue_call(succeed, args=(4,), job_id="job-read", result_ttl=300)
+    LeanWorker([QUEUE], connection=redis, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+    job = Job.fetch("job-read", connection=redis, serializer=JSONSerializer)
+    assert job.get_status() == JobStatus.FINISHED
+    assert job.latest_result().type == Result.Type.SUCCESSFUL
+    assert job.return_value() == {"double": 8}
+    assert "job-read" in FinishedJobRegistry(QUEUE, connection=redis)
+    assert queue.started_job_registry.get_job_ids() == []
+
+
+def test_a_job_that_fails_is_retried_then_fails_with_its_callback(fresh_redis):
+    failures.clear()
+
+    def setup(queue):
+        queue.enqueue_call(fail, args=(1,), job_id="job-fail", retry=Retry(max=1), failure_ttl=300,
+                           on_failure=Callback(record_failure))
+
+    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    assert lean_after == rq_after
+    assert failures == ["job-fail"] * 4  # each attempt, under each class
+    stored = lean_after[Job.key_for("job-fail").encode()][1]
+    assert stored[b"status"] == JobStatus.FAILED.value.encode()
+
+
+def test_a_job_that_vanished_while_queued_is_skipped(fresh_redis):
+    def setup(queue):
+        queue.enqueue_call(succeed, args=(1,), job_id="job-gone")
+        queue.enqueue_call(succeed, args=(2,), job_id="job-next", result_ttl=300)
+        queue.connection.delete(Job.key_for("job-gone"))
+
+    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    # RQ leaves the vanished id in the intermediate queue (one queue: it
+    # dequeues with LMOVE) for its maintenance to remove; LeanWorker's start
+    # has removed it already.
+    intermediate = IntermediateQueue.get_intermediate_queue_key(Queue.redis_queue_namespace_prefix + QUEUE).encode()
+    assert rq_after.pop(intermediate)[1] == [b"job-gone"]
+    assert lean_after == rq_after
+    assert Job.key_for("job-gone").encode() not in lean_after
+
+
+def test_dependents_are_enqueued_when_their_dependency_finishes(fresh_redis):
+    def setup(queue):
+        first = queue.enqueue_call(succeed, args=(1,), job_id="job-first", result_ttl=300)
+        queue.enqueue_call(succeed, args=(2,), job_id="job-then", depends_on=first, result_ttl=300)
+
+    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    assert lean_after == rq_after
+    assert lean_after[Job.key_for("job-then").encode()][1][b"status"] == JobStatus.FINISHED.value.encode()
+
+
+def test_a_suspension_during_a_job_stops_the_next_one(fresh_redis):
+    def setup(queue):
+        queue.enqueue_call(suspend_workers, args=(1,), job_id="job-suspend", result_ttl=300)
+        queue.enqueue_call(succeed, args=(2,), job_id="job-later", result_ttl=300)
+
+    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    assert lean_after == rq_after
+    assert lean_after[Job.key_for("job-later").encode()][1][b"status"] == JobStatus.QUEUED.value.encode()
+
+
+def test_redis_going_away_as_a_job_starts_does_not_end_the_worker():
+    """RQ rides out an outage while it reads a job; so must LeanWorker, which
+    reads it when it starts it. (The job itself is worker/recovery.py's.)"""
+    server = EmbeddedRedis().start()
+    redis = Redis.from_url(server.url)
+    queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
+    queue.enqueue_call(succeed, args=(1,), job_id="job-outage")
+    killed, done = threading.Event(), threading.Event()
+
+    def restart() -> None:
+        killed.wait()
+        time.sleep(0.5)  # the worker's first look is 1 s after the failure
+        server.start()
+        # Nothing is persisted: the restarted Redis is empty. A job for after.
+        queue.enqueue_call(succeed, args=(2,), job_id="job-after", result_ttl=300)
+        done.wait()  # redis-server dies with the thread that started it
+
+    class Outage(LeanWorker):
+        def start_job(self, job, queue):
+            if not killed.is_set():
+                server.kill()
+                killed.set()
+            return super().start_job(job, queue)
+
+    helper = threading.Thread(target=restart)
+    helper.start()
+    try:
+        worker = Outage([QUEUE], connection=redis, serializer=JSONSerializer)
+        assert worker.work(burst=True, logging_level="CRITICAL")
+        assert Job.fetch("job-after", connection=redis, serializer=JSONSerializer).get_status() == JobStatus.FINISHED
+    finally:
+        done.set()
+        helper.join(10)
+        redis.close()
+        server.stop()
