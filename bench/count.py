@@ -1,6 +1,6 @@
 """Uniqueness counting at generator scale: run by hand, prints figures.
 
-    python bench/count.py [--set 17_clue] [--n 200000] [--chunk 8192] [--runs 5]
+    python bench/count.py [--set 17_clue] [--n 500000] [--chunk 16384] [--runs 5]
 
 Puzzles per second for count(limit=2):
   - the engine alone, one process (one core), the baseline: a count() call
@@ -83,7 +83,7 @@ def service_rate(stub, boards: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", default="17_clue")
-    parser.add_argument("--n", type=int, default=200_000)
+    parser.add_argument("--n", type=int, default=500_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--chunk", type=int, default=MANY_CHUNK, help="CountMany: puzzles per request")
     parser.add_argument("--batch-size", type=int, default=None, help="SUDOKU_BATCH_SIZE for the service")
@@ -97,7 +97,7 @@ def main() -> None:
         settings["batch_size"] = args.batch_size
     if args.job_size:
         settings["many_job_size"] = args.job_size
-    if args.chunk > 10_000:
+    if args.chunk > 20_000:
         settings["max_chunk"] = args.chunk
     with sudoku_server(workers=2, **settings) as (address, _):
         with grpc.insecure_channel(address) as channel, Client(address) as client:

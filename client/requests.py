@@ -84,7 +84,7 @@ def count_request(
 
 # Boards per CountMany message: enough that a message's own cost is small
 # against its boards' (bench/count.py), and below the server's max_chunk.
-MANY_CHUNK = 8192
+MANY_CHUNK = 16_384
 
 
 def count_many_request(boards: list[str], *, limit: int, max_steps: int, time_limit_ms: int,

@@ -61,8 +61,8 @@ class Settings:
     batch_inflight: int = field(default=8, metadata={"env": "SUDOKU_BATCH_INFLIGHT"})
     max_batch: int = field(default=10_000_000, metadata={"env": "SUDOKU_MAX_BATCH"})
     # CountMany: boards per request at most, and per RQ job (bench/count.py).
-    max_chunk: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_CHUNK"})
-    many_job_size: int = field(default=8_192, metadata={"env": "SUDOKU_MANY_JOB_SIZE"})
+    max_chunk: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_CHUNK"})
+    many_job_size: int = field(default=16_384, metadata={"env": "SUDOKU_MANY_JOB_SIZE"})
     # Identical count and hint requests within this many seconds are answered
     # from a cache (0 turns it off).
     cache_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_CACHE_TTL_S"})
