@@ -39,6 +39,15 @@ typedef struct {
 
 /* ---- Arguments ---- */
 
+/* A cell's value: 1-9 for '1'-'9', 0 for '.' or '0', -1 for anything else.
+ * The one definition of a cell, for every reader below. */
+static int cell_value(Py_UCS4 ch)
+{
+    if (ch >= '1' && ch <= '9')
+        return (int)(ch - '0');
+    return ch == '.' || ch == '0' ? 0 : -1;
+}
+
 static int is_ascii_space(Py_UCS4 ch)
 {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
@@ -88,17 +97,13 @@ static int parse_cells(PyObject *board, uint8_t cells[81])
     const void *data = PyUnicode_DATA(board);
     for (Py_ssize_t i = 0; i < length; i++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        uint8_t value;
-        if (ch >= '1' && ch <= '9')
-            value = (uint8_t)(ch - '0');
-        else if (ch == '.' || ch == '0')
-            value = 0;
-        else if (is_ascii_space(ch))
+        int value = cell_value(ch);
+        if (value < 0 && is_ascii_space(ch))
             continue;
-        else
+        if (value < 0)
             return bad_cell(-1, n, ch);
         if (n < 81)
-            cells[n] = value;
+            cells[n] = (uint8_t)value;
         n++;
     }
     if (n != 81) {
@@ -680,14 +685,12 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
         goto done;
     for (Py_ssize_t i = 0; i < length; i++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        if (ch >= '1' && ch <= '9')
-            cells[i] = (uint8_t)(ch - '0');
-        else if (ch == '.' || ch == '0')
-            cells[i] = 0;
-        else {
+        int value = cell_value(ch);
+        if (value < 0) {
             bad_cell(i / 81, i % 81, ch);
             goto done;
         }
+        cells[i] = (uint8_t)value;
     }
     char *done_flags = PyBytes_AS_STRING(complete);
     Py_UCS1 *text = want_solutions ? PyUnicode_1BYTE_DATA(first) : NULL;
@@ -756,10 +759,9 @@ static PyObject *engine_pack_boards(PyObject *module, PyObject *boards)
             goto clean;
         const Py_UCS1 *cells = PyUnicode_1BYTE_DATA(board);
         for (int i = 0; i < 81; i++) {
-            Py_UCS1 ch = cells[i];
-            if (!((ch >= '0' && ch <= '9') || ch == '.'))
+            if (cell_value(cells[i]) < 0)
                 goto clean;
-            out[b * 81 + i] = (char)ch;
+            out[b * 81 + i] = (char)cells[i];
         }
     }
     return packed;
@@ -794,10 +796,8 @@ static PyObject *engine_bad_boards(PyObject *module, PyObject *packed)
         return NULL;
     for (Py_ssize_t b = 0; b < length / 81; b++) {
         int clean = 1;
-        for (int i = 0; i < 81; i++) {
-            unsigned char ch = cells[b * 81 + i];
-            clean &= (ch >= '0' && ch <= '9') || ch == '.';
-        }
+        for (int i = 0; i < 81; i++)
+            clean &= cell_value(cells[b * 81 + i]) >= 0;
         if (clean)
             continue;
         PyObject *position = PyLong_FromSsize_t(b);
