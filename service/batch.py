@@ -47,8 +47,12 @@ def count_reply(result: dict, index: int = 0) -> pb.CountReply:
     )
 
 
+def item_error(code: grpc.StatusCode, message: str) -> pb.ItemError:
+    return pb.ItemError(code=code.value[0], message=message)
+
+
 def error_reply(index: int, code: grpc.StatusCode, message: str) -> pb.CountReply:
-    return pb.CountReply(index=index, error=pb.ItemError(code=code.value[0], message=message))
+    return pb.CountReply(index=index, error=item_error(code, message))
 
 
 @dataclass

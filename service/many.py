@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import grpc
 
 from service import validate
-from service.batch import TooMany
+from service.batch import TooMany, item_error
 from service.config import Settings
 from service.decoding import Undecodable
 from service.jobs import Jobs, new_job_id
@@ -47,10 +47,6 @@ class _Checked:
     errors: dict[int, str]  # a message for each bad board, by position
     n: int  # boards in the request
 _NO_SOLUTION = "." * 81
-
-
-def _error(code: grpc.StatusCode, message: str) -> pb.ItemError:
-    return pb.ItemError(code=code.value[0], message=message)
 
 
 def _ready(reply: pb.CountManyReply) -> asyncio.Future:
@@ -109,7 +105,7 @@ class ManyCounter:
             options = validate.count_options(request, self.settings)
             return _Checked(options, *validate.many_boards(request, self.settings.max_chunk))
         except Invalid as exc:
-            return pb.CountManyReply(error=_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc)))
+            return pb.CountManyReply(error=item_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc)))
 
     async def _launch(self, checked: _Checked, room: asyncio.Semaphore) -> asyncio.Future:
         """Queues the request's jobs; returns the future of its reply."""
@@ -153,7 +149,7 @@ class ManyCounter:
             if isinstance(result, JobFailed):
                 size = min(self.settings.many_job_size, len(positions) - offset)
                 for i in range(offset, offset + size):
-                    failed[positions[i]] = _error(grpc.StatusCode.ABORTED, result.message)
+                    failed[positions[i]] = item_error(grpc.StatusCode.ABORTED, result.message)
                 result = {"counts": "0" * size, "verdicts": "0" * size, "incomplete": range(size),
                           "solutions": _NO_SOLUTION * size if options["include_solution"] else ""}
             counts += _numbers(result["counts"])
@@ -171,7 +167,7 @@ class ManyCounter:
             if options["include_solution"]:
                 solutions = _spread(solutions, positions, n, "")
         reply = pb.CountManyReply(counts=counts, complete=complete, verdicts=verdicts, solutions=solutions)
-        bad = [(i, _error(grpc.StatusCode.INVALID_ARGUMENT, m)) for i, m in errors.items()] + list(failed.items())
+        bad = [(i, item_error(grpc.StatusCode.INVALID_ARGUMENT, m)) for i, m in errors.items()] + list(failed.items())
         for index, error in sorted(bad, key=lambda item: item[0]):
             reply.errors.add(index=index, error=error)
         return reply

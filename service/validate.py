@@ -8,7 +8,7 @@ asked is written down (`adjustments`) so the first frame can report it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from service.config import Settings
 from service.decoding import Undecodable
@@ -187,15 +187,8 @@ def many_boards(request: pb.CountManyRequest, max_chunk: int) -> tuple[bytes, li
     packed = engine.pack_boards(list(boards))
     if packed is not None:
         return packed, list(range(len(boards))), {}, len(boards)
-    good, positions, errors = [], [], {}
-    for i, text in enumerate(boards):
-        try:
-            good.append(board(text, f"boards[{i}]"))
-        except Invalid as exc:
-            errors[i] = str(exc)
-        else:
-            positions.append(i)
-    return "".join(good).encode("ascii"), positions, errors, len(boards)
+    valid, errors = _each_board(enumerate(boards), "boards")
+    return "".join(valid.values()).encode("ascii"), list(valid), errors, len(boards)
 
 
 def _packed_boards(packed: bytes, max_chunk: int) -> tuple[bytes, list[int], dict[int, str], int]:
@@ -206,16 +199,22 @@ def _packed_boards(packed: bytes, max_chunk: int) -> tuple[bytes, list[int], dic
     bad = engine.bad_boards(packed)
     if not bad:
         return packed, list(range(n)), {}, n
-    errors = {}
-    for i in bad:
-        # Latin-1 names any byte as one character; every flagged board fails here.
-        text = packed[i * 81 : i * 81 + 81].decode("latin-1")
-        try:
-            board(text, f"packed_boards[{i}]")
-        except Invalid as exc:
-            errors[i] = str(exc)
+    # Latin-1 names any byte as one character; every flagged board fails here.
+    _, errors = _each_board(((i, packed[i * 81 : i * 81 + 81].decode("latin-1")) for i in bad), "packed_boards")
     positions = [i for i in range(n) if i not in errors]
     return b"".join(packed[i * 81 : i * 81 + 81] for i in positions), positions, errors, n
+
+
+def _each_board(boards: Iterable[tuple[int, str]], field: str) -> tuple[dict[int, str], dict[int, str]]:
+    """(position, text) pairs checked one by one: the normalised boards and
+    the messages, each by position, in the order given."""
+    valid, errors = {}, {}
+    for i, text in boards:
+        try:
+            valid[i] = board(text, f"{field}[{i}]")
+        except Invalid as exc:
+            errors[i] = str(exc)
+    return valid, errors
 
 
 def _at_most(n: int, max_chunk: int, field: str) -> None:
