@@ -1,37 +1,97 @@
-"""RQ's job lifecycle in three round trips instead of eleven.
+"""RQ's job lifecycle in three round trips instead of eleven, each one script.
 
 For a job that runs in microseconds, RQ's SimpleWorker spends its time in
-Redis round trips (~0.1 ms each, plus redis-py's work on every command):
-fetch the job, register the execution, mark the job started, write a
-heartbeat, watch and read the job's dependents, commit the outcome, set the
-worker idle, check for `rq suspend`. LeanWorker writes exactly the same
-state, with RQ's own methods, in two pipelines: one that starts the job
-(and reads it) and one that ends it (and reads what the next loop needs).
-With the dequeue's BLPOP that is three round trips per job.
+Redis round trips (~0.1 ms each) and in the Python around them (redis-py's
+work on every command, RQ's objects): fetch the job, register the
+execution, mark the job started, write a heartbeat, watch and read the
+job's dependents, commit the outcome, set the worker idle, check for
+`rq suspend`. LeanWorker writes exactly the same state in two Lua scripts:
+START registers the execution and reads the job, FINISH commits a success
+and reads what the next loop needs. With the dequeue's BLPOP that is three
+round trips per job, and two replies to parse instead of thirty-odd.
 
-Only the success path is merged. A job that raises, returns Retry, repeats
-or is deleted on success (result_ttl=0) goes through RQ's own code, so
-retries and failure callbacks behave as RQ documents. tests/test_lifecycle.py
-checks that Redis holds the same keys and fields after a job as with RQ's
-SimpleWorker.
+Only the success path is scripted. A job that raises, returns Retry, repeats,
+is deleted on success (result_ttl=0) or kept for ever goes through RQ's own
+code, so retries and failure callbacks behave as RQ documents.
+tests/test_lifecycle.py checks that Redis holds the same keys and fields
+during and after a job as with RQ's SimpleWorker, for every outcome.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
+from base64 import b64encode
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker
-from rq.executions import Execution
+from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job, JobStatus
 from rq.rate_limit import release_slot
+from rq.registry import FinishedJobRegistry, StartedJobRegistry
+from rq.results import Result
 from rq.suspension import WORKERS_SUSPENDED
-from rq.utils import now
+from rq.utils import current_timestamp, now, utcformat
 from rq.worker import WorkerStatus
 
 log = logging.getLogger("sudoku.worker")
+
+# What RQ's Execution.create, Worker.set_state(BUSY), Worker.heartbeat,
+# Job.prepare_for_execution and a PERSIST of the job write, in that order,
+# then the job as it now stands.
+# KEYS: execution, the job's executions, started registry, worker's
+#       executions, worker, job[, intermediate queue]
+# ARGV: execution id, job id, execution timestamp, worker name, heartbeat
+#       ttl, executions score, executions ttl, started score, composite key,
+#       worker heartbeat, worker key ttl, job timestamp
+START = """
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'job_id', ARGV[2], 'created_at', ARGV[3],
+           'last_heartbeat', ARGV[3], 'worker_name', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[7])
+redis.call('ZADD', KEYS[3], ARGV[8], ARGV[9])
+redis.call('SADD', KEYS[4], ARGV[9])
+redis.call('EXPIRE', KEYS[4], ARGV[7])
+redis.call('HSET', KEYS[5], 'state', 'busy', 'last_heartbeat', ARGV[10])
+redis.call('EXPIRE', KEYS[5], ARGV[11])
+redis.call('EXPIRE', KEYS[4], ARGV[11])
+redis.call('HSET', KEYS[6], 'last_heartbeat', ARGV[12], 'status', 'started', 'started_at', ARGV[12],
+           'worker_name', ARGV[4])
+redis.call('PERSIST', KEYS[6])
+if KEYS[7] then redis.call('LREM', KEYS[7], 1, ARGV[2]) end
+return redis.call('HGETALL', KEYS[6])
+"""
+
+# What RQ's handle_job_success writes for a result kept result_ttl seconds
+# (worker stats, the job finished, its Result, the finished registry, the
+# job's expiry, the execution removed, the worker idle), then whether the
+# workers are suspended and whether the job has dependents.
+# KEYS: worker, job, results, finished registry, dependents, dependencies,
+#       execution, started registry, the job's executions, worker's
+#       executions, suspension flag
+# ARGV: working time, started_at, ended_at, result ttl, finished score,
+#       job id, composite key, execution id, then the Result's fields
+FINISH = """
+redis.call('HINCRBY', KEYS[1], 'successful_job_count', 1)
+redis.call('HINCRBYFLOAT', KEYS[1], 'total_working_time', ARGV[1])
+redis.call('HSET', KEYS[2], 'status', 'finished', 'started_at', ARGV[2], 'ended_at', ARGV[3],
+           'last_heartbeat', ARGV[3])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10', '*', unpack(ARGV, 9))
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+redis.call('EXPIRE', KEYS[5], ARGV[4])
+redis.call('EXPIRE', KEYS[6], ARGV[4])
+redis.call('DEL', KEYS[7])
+redis.call('ZREM', KEYS[8], ARGV[7])
+redis.call('ZREM', KEYS[9], ARGV[8])
+redis.call('SREM', KEYS[10], ARGV[7])
+redis.call('HSET', KEYS[1], 'state', 'idle')
+return {redis.call('EXISTS', KEYS[11]), redis.call('EXISTS', KEYS[5])}
+"""
 
 
 class UnreadQueue(Queue):
@@ -64,6 +124,23 @@ class LeanWorker(SimpleWorker):
         self._renewed_at = 0.0
         self._suspended: bool | None = None  # read when the last job ended
         self._heartbeat_owed = 0  # the job's last_heartbeat, written with its outcome
+        self._start = self.connection.register_script(START)
+        self._finish = self.connection.register_script(FINISH)
+        self._registry_keys: dict[str, tuple[str, str]] = {}
+
+    def worker_key_ttl(self, job_ttl: int | None) -> int:
+        """How long the worker's key lives after a heartbeat of `job_ttl`."""
+        return job_ttl or self.worker_ttl + 60
+
+    def registry_keys(self, queue_name: str) -> tuple[str, str]:
+        """The started and finished registries' keys of a queue (building
+        RQ's registry objects for them on every job costs more than the job)."""
+        found = self._registry_keys.get(queue_name)
+        if found is None:
+            found = (StartedJobRegistry(queue_name, connection=self.connection).key,
+                     FinishedJobRegistry(queue_name, connection=self.connection).key)
+            self._registry_keys[queue_name] = found
+        return found
 
     def heartbeat(self, timeout: int | None = None, pipeline=None):
         # RQ renews the worker's key (an HSET and two EXPIREs) up to four
@@ -118,19 +195,25 @@ class LeanWorker(SimpleWorker):
 
     def start_job(self, job: Job, queue: Queue) -> Execution | None:
         """RQ's prepare_execution and prepare_job_execution, and reading the
-        job, in one transaction; None if the job no longer exists."""
+        job, in one script (START); None if the job no longer exists."""
         ttl = self.get_heartbeat_ttl(job)
-        with self.connection.pipeline() as pipe:
-            execution = Execution.create(job, ttl, pipeline=pipe, worker_name=self.name)
-            self.set_state(WorkerStatus.BUSY, pipeline=pipe)
-            self.heartbeat(ttl, pipeline=pipe)
-            job.prepare_for_execution(self.name, pipeline=pipe)  # writes the job's heartbeat too
-            pipe.persist(job.key)
-            if len(self.queues) == 1:  # RQ dequeued it through its intermediate queue
-                pipe.lrem(queue.intermediate_queue_key, 1, job.id)
-            pipe.hgetall(job.key)  # last: it sees the fields just written
-            stored = pipe.execute()[-1]
+        execution = Execution(id=uuid.uuid4().hex, job_id=job.id, connection=self.connection, worker_name=self.name)
+        execution._job = job
+        self.last_heartbeat = now()
+        job_time = utcformat(self.last_heartbeat)
+        started_key = self.registry_keys(job.origin)[0]
+        keys_ = [execution.key, ExecutionRegistry.key_template.format(job.id), started_key, execution.worker_executions_key,
+                 self.key, job.key]
+        if len(self.queues) == 1:  # RQ dequeued it through its intermediate queue
+            keys_.append(queue.intermediate_queue_key)
+        stamp = current_timestamp()
+        args = [execution.id, job.id, execution.created_at.timestamp(), self.name, ttl, stamp + ttl + 60, ttl + 60,
+                stamp + ttl, execution.composite_key, job_time, self.worker_key_ttl(ttl), job_time]
+        stored = self._start(keys=keys_, args=args)
+        self._state = WorkerStatus.BUSY
+        self._renewed_at = time.monotonic()
         self.executions[execution.id] = execution
+        stored = dict(zip(stored[::2], stored[1::2]))
         if b"data" not in stored:
             self._forget(job, execution)
             return None
@@ -173,36 +256,48 @@ class LeanWorker(SimpleWorker):
         super().handle_job_retry(job, queue, *args, **kwargs)
 
     def handle_job_success(self, job: Job, queue: Queue, started_job_registry, execution: Execution):
-        """RQ's handle_job_success in one transaction, plus the worker going
-        idle and the suspension check of the next loop (without the worker
-        heartbeat RQ sends with it: start_job renewed the worker's key).
+        """RQ's handle_job_success in one script (FINISH), plus the worker
+        going idle and the suspension check of the next loop (without the
+        worker heartbeat RQ sends with it: start_job renewed the worker's key).
 
         RQ first WATCHes and reads the job's dependents to move them in the
         same transaction; this service never makes a job depend on another,
-        so the transaction only checks whether there are any, and if there
-        are, RQ enqueues them once the outcome is committed.
+        so the script only checks whether there are any, and if there are,
+        RQ enqueues them once the outcome is committed.
         """
         result_ttl = job.get_result_ttl(self.default_result_ttl)
-        if result_ttl == 0 or job.repeats_left:
+        fields = self._result_fields(job, execution) if result_ttl and result_ttl > 0 and not job.repeats_left else None
+        if fields is None:
             self._pay_heartbeat(job)
             return super().handle_job_success(job, queue, started_job_registry, execution)
-        self._heartbeat_owed = 0  # saved with the job below
-        with self.connection.pipeline() as pipe:
-            self.increment_successful_job_count(pipeline=pipe)
-            self.increment_total_working_time(job.ended_at - job.started_at, pipe)
-            job._handle_success(result_ttl, pipeline=pipe, worker_name=self.name, execution_id=execution.id,
-                                execution_started_at=execution.created_at, execution_ended_at=job.ended_at)
-            job.cleanup(result_ttl, pipeline=pipe, remove_from_queue=False)
-            self.cleanup_execution(job, pipeline=pipe, execution=execution)
-            self.set_state(WorkerStatus.IDLE, pipeline=pipe)
-            pipe.exists(WORKERS_SUSPENDED)
-            pipe.exists(job.dependents_key)
-            *_, suspended, has_dependents = pipe.execute()
+        self._heartbeat_owed = 0  # written by the script
+        keys_ = [self.key, job.key, Result.get_key(job.id), self.registry_keys(job.origin)[1], job.dependents_key,
+                 job.dependencies_key, execution.key, self.registry_keys(job.origin)[0],
+                 ExecutionRegistry.key_template.format(job.id), execution.worker_executions_key, WORKERS_SUSPENDED]
+        working = (job.ended_at - job.started_at).total_seconds()
+        args = [working, utcformat(job.started_at), utcformat(job.ended_at), result_ttl,
+                current_timestamp() + result_ttl, job.id, execution.composite_key, execution.id, *fields]
+        suspended, has_dependents = self._finish(keys=keys_, args=args)
+        self.executions.pop(execution.id, None)
+        self._state = WorkerStatus.IDLE
         job._status = JobStatus.FINISHED
         self._suspended = bool(suspended)
         if has_dependents:
             self._enqueue_dependents_safely(queue, job)
         release_slot(job)
+
+    def _result_fields(self, job: Job, execution: Execution) -> list | None:
+        """What Result.serialize writes for the job's return value; None
+        when RQ's own code should write it (a value the serializer refuses)."""
+        try:
+            value = job.serializer.dumps(job._result)
+        except Exception:  # noqa: BLE001 - RQ stores a placeholder; let it
+            return None
+        fields = ["type", Result.Type.SUCCESSFUL.value, "worker_name", self.name]
+        if job._result is not None:
+            fields += ["return_value", b64encode(value).decode()]
+        return fields + ["execution_id", execution.id, "execution_started_at", execution.created_at.timestamp(),
+                         "execution_ended_at", job.ended_at.timestamp()]
 
     def check_for_suspension(self, burst: bool):
         # A reading taken as the last job ended is as fresh as RQ's own, which

@@ -57,12 +57,15 @@ class SudokuWorker(LeanWorker):
     def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
         return HEARTBEAT_TTL
 
-    def heartbeat(self, timeout: int | None = None, pipeline=None):
+    def worker_key_ttl(self, job_ttl: int | None) -> int:
         # RQ gives the worker's key the job's short heartbeat TTL when a job
         # starts, then must renew it afterwards. Dead jobs are found through
         # their own registry entry (see _beat), not the worker's key, so the
         # key always gets the worker's long TTL and needs no renewal.
-        return super().heartbeat(max(timeout or 0, self.worker_ttl + 60), pipeline)
+        return max(job_ttl or 0, self.worker_ttl + 60)
+
+    def heartbeat(self, timeout: int | None = None, pipeline=None):
+        return super().heartbeat(self.worker_key_ttl(timeout), pipeline)
 
     def run_job(self, job, queue, execution) -> bool:
         self._beating = (queue, execution)
