@@ -44,22 +44,23 @@ class ResultCache:
         self.ttl = ttl_seconds
         self._pending: set[asyncio.Task] = set()  # keeps background stores alive
 
+    @property
+    def enabled(self) -> bool:
+        return self.ttl > 0
+
     async def get_many(self, cache_keys: list[str]) -> list[dict[str, Any] | None]:
-        if self.ttl <= 0 or not cache_keys:
+        if not self.enabled or not cache_keys:
             return [None] * len(cache_keys)
         return [json.loads(v) if v is not None else None for v in await self.redis.mget(cache_keys)]
 
     async def put_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
         items = [(k, r) for k, r in items if cacheable(r)]
-        if self.ttl <= 0 or not items:
+        if not self.enabled or not items:
             return
         async with self.redis.pipeline(transaction=False) as pipe:
             for key, result in items:
                 pipe.set(key, json.dumps(result), ex=self.ttl)
             await pipe.execute()
-
-    async def get(self, key: str) -> dict[str, Any] | None:
-        return (await self.get_many([key]))[0]
 
     async def put(self, key: str, result: dict[str, Any]) -> None:
         await self.put_many([(key, result)])

@@ -11,6 +11,11 @@ worker/recovery.py), is sent as one Lua script, which first checks
 the queue's length against the bound: a full queue is refused exactly, not
 after a separate LLEN that others could race. A solve's frame 1 goes in the
 same script, so a client never sees a job id whose stream does not exist.
+RQ's objects cost ~160 µs a job to build, so the fields that are the same
+for every job of one function and set of options are built by RQ once, and
+only the call and the time are filled in per job.
+A hint or count first looks for its reply in the result cache
+(service/cache.py), in the same script: a miss costs no extra round trip.
 tests/test_enqueue.py checks that RQ reads back the same job as its own
 enqueue would have written.
 """
@@ -18,24 +23,33 @@ enqueue would have written.
 from __future__ import annotations
 
 import time
-from typing import Any
+import zlib
+from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 from rq import Queue
 from rq.job import JobStatus
+from rq.utils import get_call_string, now, utcformat
 
 from sudoku import keys
 
-# KEYS: queue list, job hash, RQ's set of queues, pending jobs[, frame stream]
+# KEYS: queue list, job hash, RQ's set of queues, pending jobs, frame stream
+#       (or ""), cached reply (or "")
 # ARGV: bound, job id, frame 1 (or ""), now, then the job hash's field/value pairs
+# Returns {1, jobs waiting before} queued, {0, jobs waiting} refused, or
+# {2, the reply} found in the cache (nothing queued).
 SCRIPT = """
+if KEYS[6] ~= '' then
+  local cached = redis.call('GET', KEYS[6])
+  if cached then return {2, cached} end
+end
 local waiting = redis.call('LLEN', KEYS[1])
 if waiting >= tonumber(ARGV[1]) then return {0, waiting} end
 redis.call('HSET', KEYS[2], unpack(ARGV, 5))
 redis.call('RPUSH', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[3], KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
-if KEYS[5] then
+if KEYS[5] ~= '' then
   redis.call('XADD', KEYS[5], '0-1', 'f', ARGV[3])
   redis.call('EXPIRE', KEYS[5], 86400)
 end
@@ -43,24 +57,71 @@ return {1, waiting}
 """
 
 
+# The job hash's fields that differ between two jobs of one function and
+# set of options.
+PER_JOB = ("created_at", "enqueued_at", "data", "description")
+MAX_TEMPLATES = 256  # sets of options remembered (time limits vary per request)
+
+
+def _hashable(value: Any) -> Any:
+    """Options (with their Retry and Callback objects) as a dictionary key."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if hasattr(value, "__dict__") and not callable(value):
+        return (type(value).__name__, _hashable(vars(value)))
+    return value
+
+
+class Enqueued(NamedTuple):
+    queued: bool
+    waiting: int  # jobs waiting before this one (or instead of it, when refused)
+    cached: bytes | None = None  # the cached reply that made the job unnecessary
+
+
 class Enqueuer:
     def __init__(self, redis: Redis):
         self.script = redis.register_script(SCRIPT)
+        self._templates: dict[Any, list] = {}
 
     async def enqueue(
         self, queue: Queue, bound: int, func: str, args: Any, job_id: str, *,
-        stream: str | None = None, first_frame: bytes = b"", **options: Any,
-    ) -> tuple[bool, int]:
+        stream: str | None = None, first_frame: bytes = b"", cached: str | None = None, **options: Any,
+    ) -> Enqueued:
         """Queues func(args) as job `job_id` unless `bound` jobs are waiting.
 
-        Returns (queued, jobs waiting before). `options` are enqueue_call's
-        (timeout, result_ttl, retry, on_failure, ...). With `stream`, writes
-        `first_frame` as the stream's frame 1 in the same step.
+        `options` are enqueue_call's (timeout, result_ttl, retry,
+        on_failure, ...). With `stream`, writes `first_frame` as the
+        stream's frame 1 in the same step. With `cached`, a cache key: if it
+        holds a reply, nothing is queued and the reply is returned.
         """
-        job = queue.create_job(func, args=(args,), job_id=job_id, status=JobStatus.QUEUED, **options)
-        queue._prepare_for_queue(job)
-        fields = [part for pair in job.to_dict().items() for part in pair]
-        keys_ = [queue.key, job.key, queue.redis_queues_keys, keys.PENDING] + ([stream] if stream else [])
-        args = [bound, job.id, first_frame, repr(time.time()), *fields]
-        queued, waiting = await self.script(keys=keys_, args=args)
-        return bool(queued), int(waiting)
+        fields = self._fields(queue, func, args, job_id, options)
+        keys_ = [queue.key, queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING, stream or "",
+                 cached or ""]
+        args = [bound, job_id, first_frame, repr(time.time()), *fields]
+        status, value = await self.script(keys=keys_, args=args)
+        if status == 2:
+            return Enqueued(False, 0, value)
+        return Enqueued(bool(status), int(value))
+
+    def _fields(self, queue: Queue, func: str, args: Any, job_id: str, options: dict[str, Any]) -> list:
+        """The job hash's field/value pairs, as Queue.create_job,
+        Queue._prepare_for_queue and Job.to_dict make them."""
+        template_key = (queue.name, func, _hashable(options))
+        constant = self._templates.get(template_key)
+        if constant is None:
+            job = queue.create_job(func, args=(args,), job_id=job_id, status=JobStatus.QUEUED, **options)
+            queue._prepare_for_queue(job)
+            constant = [part for name, value in job.to_dict().items() if name not in PER_JOB for part in (name, value)]
+            if len(self._templates) >= MAX_TEMPLATES:
+                self._templates.clear()
+            self._templates[template_key] = constant
+        call, stamp = (args,), utcformat(now())
+        return [
+            *constant,
+            "created_at", stamp,
+            "enqueued_at", stamp,
+            "data", zlib.compress(queue.serializer.dumps((func, None, call, {}))),
+            "description", get_call_string(func, call, {}, max_length=75),
+        ]

@@ -201,16 +201,10 @@ class StreamHub:
         entries = await self.waker.xrange(key, min="(" + after, max="+", count=count)
         return [(i.decode(), f) for i, f in entries]
 
-    async def follow(self, key: str, after: str, fresh: bool = False):
-        """Yields batches of entries after `after`, for ever (the caller stops).
-
-        `fresh`: the stream was only just asked for (a job's result), so
-        start by waiting rather than reading what cannot be there yet; the
-        wait returns at once if it is there after all.
-        """
+    async def follow(self, key: str, after: str):
+        """Yields batches of entries after `after`, for ever (the caller stops)."""
         while True:
-            batch = [] if fresh else await self.read(key, after)
-            fresh = False
+            batch = await self.read(key, after)
             if not batch:
                 batch = await self.wait(key, after)
             if batch:

@@ -11,6 +11,8 @@ import hashlib
 import json
 import time
 import uuid
+import zlib
+from base64 import b64decode
 from typing import Any
 
 from redis import Redis
@@ -29,6 +31,19 @@ from sudoku.specs import Spec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
 TERMINAL_FAILURES = {Result.Type.FAILED, Result.Type.STOPPED, Result.Type.MAX_RETRIES_EXCEEDED}
+
+
+def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | None]:
+    """A result entry's type, return value and error, read as Result.restore
+    reads them (JSONSerializer), without the dates and worker details the
+    service has no use for: 10 µs instead of 51."""
+    value = payload.get(b"return_value")
+    exc_string = payload.get(b"exc_string")
+    return (
+        Result.Type(int(payload[b"type"])),
+        json.loads(b64decode(value)) if value is not None else None,
+        zlib.decompress(b64decode(exc_string)).decode() if exc_string else None,
+    )
 
 
 class QueueFull(Exception):
@@ -84,12 +99,15 @@ class Jobs:
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
 
-    async def _enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> None:
-        queued, waiting = await self.enqueuer.enqueue(
+    async def _enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> bytes | None:
+        """Queues the job; returns the cached reply instead when options'
+        `cached` key holds one."""
+        queued, waiting, cached = await self.enqueuer.enqueue(
             self.queues[queue_name], self.settings.queue_bound, func, args, job_id, **options
         )
-        if not queued:
+        if not queued and cached is None:
             raise QueueFull(f"{waiting} jobs are waiting, the bound is {self.settings.queue_bound}; retry in a moment")
+        return cached
 
     async def claim_request_id(self, request: pb.SolveRequest, job_id: str) -> str | None:
         """None when `request_id` is new (now ours), else the job it started."""
@@ -142,34 +160,48 @@ class Jobs:
 
     async def run(self, func: str, spec: Spec | list[dict[str, Any]], queue_name: str, time_limit_ms: int) -> Any:
         """Queues a unary job and returns its result (or raises JobFailed)."""
+        return (await self.run_cached(func, spec, queue_name, time_limit_ms, None))[0]
+
+    async def run_cached(
+        self, func: str, spec: Spec | list[dict[str, Any]], queue_name: str, time_limit_ms: int, cache_key: str | None,
+    ) -> tuple[Any, bool]:
+        """run(), unless the result cache holds the reply at `cache_key`
+        (looked up in the enqueue's round trip); returns the result and
+        whether it came from the cache."""
         job_id = new_job_id()
         args = spec if isinstance(spec, list) else spec.to_dict()
         queued_at = time.monotonic()
-        await self._enqueue(
+        cached = await self._enqueue(
             queue_name,
             func,
             args,
             job_id,
+            cached=cache_key,
             timeout=time_limit_ms // 1000 + 60,
             result_ttl=self.settings.result_ttl_s,
             failure_ttl=self.settings.result_ttl_s,
             retry=Retry(max=self.settings.job_retries),
         )
-        # The result stream is read from its start, so a result that is
-        # already there when the wait begins is not missed.
+        if cached is not None:
+            return json.loads(cached), True
         value = await self.result(job_id)
         metrics.job_done(func.rpartition(".")[2], queued_at)
-        return value
+        return value, False
 
     async def result(self, job_id: str) -> Any:
-        key = keys.result(job_id)
-        async for batch in self.hub.follow(key, "0-0", fresh=True):
+        # Waits on the result stream from its start, so a result already
+        # there is returned at once. A loop of waits, not hub.follow(): an
+        # async generator left mid-iteration is closed by asyncio's finalizer
+        # through call_soon_threadsafe, a wake-up of the loop per call.
+        key, after = keys.result(job_id), "0-0"
+        while True:
+            batch = await self.hub.wait(key, after)
             for result_id, payload in batch:
-                result = Result.restore(job_id, result_id, payload, connection=None, serializer=JSONSerializer)
-                if result.type == Result.Type.SUCCESSFUL:
-                    return result.return_value
-                if result.type in TERMINAL_FAILURES:
-                    last_line = (result.exc_string or "failed").strip().splitlines()[-1]
+                kind, value, exc_string = read_result(payload)
+                if kind == Result.Type.SUCCESSFUL:
+                    return value
+                if kind in TERMINAL_FAILURES:
+                    last_line = (exc_string or "failed").strip().splitlines()[-1]
                     raise JobFailed("ABORTED", f"the job failed on every worker that tried it: {last_line}")
-        raise AssertionError("unreachable: follow() never ends")
+                after = result_id
 

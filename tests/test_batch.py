@@ -9,8 +9,8 @@ import time
 
 import grpc
 
-from service.cache import count_key
-from service.validate import count_spec
+from service.cache import count_key, hint_key
+from service.validate import count_spec, hint_spec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import puzzles
 from worker import engine
@@ -76,6 +76,19 @@ def test_identical_counts_are_answered_from_the_cache(stub, service, redis):
     redis.set(key, '{"count": 7, "complete": true, "verdict": "MULTIPLE"}', ex=30)
     assert count(stub, board.replace(".", "0")).count == 7  # same puzzle, other spelling
     assert first.count == 1
+
+
+def test_identical_hints_are_answered_from_the_cache(stub, service, redis):
+    board = relabelled(puzzles("magictour_top1465")[5], random.Random(8))
+    first = stub.Hint(pb.HintRequest(givens=board))
+    key = hint_key(hint_spec(pb.HintRequest(givens=board)))
+    deadline = time.monotonic() + 2  # the cache is written after the reply goes out
+    while redis.ttl(key) < 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert 0 < redis.ttl(key) <= service.settings.cache_ttl_s
+    redis.set(key, '{"kind": "NEXT_MOVE", "reason": "from the cache"}', ex=30)
+    assert stub.Hint(pb.HintRequest(givens=board)).reason == "from the cache"
+    assert first.reason != "from the cache"
 
 
 def test_a_batch_of_ten_thousand_returns_every_index_once_in_order(stub):

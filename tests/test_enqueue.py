@@ -1,5 +1,6 @@
 """service/enqueue.py writes the same job RQ's own enqueue writes, refuses
-exactly at the bound, and writes frame 1 with the job."""
+exactly at the bound, writes frame 1 with the job, and queues nothing when
+the cache holds the reply."""
 
 from __future__ import annotations
 
@@ -31,17 +32,43 @@ async def enqueue(redis_url, queue, bound, *args, **options):
 
 
 def test_the_job_is_the_one_rq_would_have_written(redis, redis_url):
+    """Several jobs through one Enqueuer: the first builds the template of
+    its options, the others reuse it (options made afresh, as the service
+    does) or make their own."""
     queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
-    options = dict(timeout=70, result_ttl=60, failure_ttl=60, retry=Retry(max=3),
-                   on_failure=Callback("worker.jobs.on_solve_failure"))
-    args = {"board": "." * 81, "limit": 2}
-    ours, theirs = uuid.uuid4().hex, uuid.uuid4().hex
-    assert run(enqueue(redis_url, queue, 10, "worker.jobs.count", args, ours, **options)) == (True, 0)
-    queue.enqueue_call("worker.jobs.count", args=(args,), job_id=theirs, **options)
-    mine = Job.fetch(ours, connection=redis, serializer=JSONSerializer).to_dict()
-    rqs = Job.fetch(theirs, connection=redis, serializer=JSONSerializer).to_dict()
-    assert {k: v for k, v in mine.items() if k not in VARYING} == {k: v for k, v in rqs.items() if k not in VARYING}
-    assert queue.job_ids == [ours, theirs]
+
+    def options(timeout=70):
+        return dict(timeout=timeout, result_ttl=60, failure_ttl=60, retry=Retry(max=3),
+                    on_failure=Callback("worker.jobs.on_solve_failure"))
+
+    calls = [
+        ("worker.jobs.count", {"board": "." * 81, "limit": 2}, options()),
+        ("worker.jobs.count", {"board": "1" + "." * 80, "limit": 3}, options()),
+        ("worker.jobs.count", {"board": "é" * 81, "limit": 2, "note": "x" * 200}, options()),
+        ("worker.jobs.count", {"board": "." * 81}, options(timeout=5)),
+        ("worker.jobs.hint", {"givens": "." * 81}, dict(timeout=70, result_ttl=60)),
+    ]
+
+    async def ours_all():
+        client = AsyncRedis.from_url(redis_url)
+        try:
+            enqueuer, ids = Enqueuer(client), []
+            for func, args, opts in calls:
+                ids.append(uuid.uuid4().hex)
+                assert (await enqueuer.enqueue(queue, 100, func, args, ids[-1], **opts)).queued
+            return ids
+        finally:
+            await client.aclose()
+
+    ours = run(ours_all())
+    for job_id, (func, args, opts) in zip(ours, calls):
+        theirs = uuid.uuid4().hex
+        queue.enqueue_call(func, args=(args,), job_id=theirs, **opts)
+        mine, rqs = (redis.hgetall(Job.key_for(i)) for i in (job_id, theirs))
+        assert {k: v for k, v in mine.items() if k.decode() not in VARYING} == {
+            k: v for k, v in rqs.items() if k.decode() not in VARYING}
+        assert Job.fetch(job_id, connection=redis, serializer=JSONSerializer).args == [args]
+    assert queue.job_ids[:len(ours)] == ours
     assert queue.key.encode() in redis.smembers(queue.redis_queues_keys)
 
 
@@ -51,7 +78,7 @@ def test_a_full_queue_is_refused_and_nothing_is_written(redis, redis_url):
         assert run(enqueue(redis_url, queue, 2, "worker.jobs.count", {}, uuid.uuid4().hex))[0]
     refused = uuid.uuid4().hex
     assert run(enqueue(redis_url, queue, 2, "worker.jobs.count", {}, refused,
-                       stream=keys.frames(refused), first_frame=b"x")) == (False, 2)
+                       stream=keys.frames(refused), first_frame=b"x")) == (False, 2, None)
     assert not redis.exists(Job.key_for(refused), keys.frames(refused))
     assert queue.count == 2
 
@@ -62,3 +89,38 @@ def test_frame_one_is_written_with_the_job(redis, redis_url):
     run(enqueue(redis_url, queue, 5, "worker.jobs.solve", {}, job_id, stream=keys.frames(job_id), first_frame=b"hdr"))
     assert redis.xrange(keys.frames(job_id)) == [(b"0-1", {b"f": b"hdr"})]
     assert 0 < redis.ttl(keys.frames(job_id)) <= 86_400
+
+
+def test_a_cached_reply_is_returned_instead_of_a_job(redis, redis_url):
+    queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
+    key = keys.cache(uuid.uuid4().hex)
+    missed = uuid.uuid4().hex
+    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, missed, cached=key)) == (True, 0, None)
+    redis.set(key, b'{"count": 1}', ex=30)
+    hit = uuid.uuid4().hex
+    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, hit, cached=key)) == (False, 0, b'{"count": 1}')
+    assert queue.job_ids == [missed]
+    assert not redis.exists(Job.key_for(hit))
+    # A full queue does not refuse what the cache can answer.
+    assert run(enqueue(redis_url, queue, 1, "worker.jobs.count", {}, uuid.uuid4().hex, cached=key)).cached
+
+
+def test_the_service_reads_results_as_rq_does():
+    """service.jobs.read_result against Result.restore, for each kind of
+    entry a worker writes (a value, no value, an error)."""
+    from rq.results import Result
+
+    from service.jobs import read_result
+
+    entries = [
+        Result(job_id="job", type=Result.Type.SUCCESSFUL, connection=None, serializer=JSONSerializer,
+               return_value={"count": 1, "solution": "1" * 81}, worker_name="w"),
+        Result(job_id="job", type=Result.Type.SUCCESSFUL, connection=None, serializer=JSONSerializer,
+               return_value=None),
+        Result(job_id="job", type=Result.Type.FAILED, connection=None, serializer=JSONSerializer,
+               exc_string="Traceback ...\nValueError: no"),
+    ]
+    for entry in entries:
+        payload = {k.encode(): str(v).encode() for k, v in entry.serialize().items()}
+        rq = Result.restore("job", "1-0", payload, connection=None, serializer=JSONSerializer)
+        assert read_result(payload) == (rq.type, rq.return_value, rq.exc_string)
