@@ -18,6 +18,7 @@ import sys
 from service import metrics, security
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
+from sudoku import heap
 from service.server import start
 from worker.supervisor import Supervisor
 
@@ -41,6 +42,7 @@ async def serve(settings: Settings) -> None:
     try:
         supervisor.start()
         app = await start(settings)
+        heap.settle()
         endpoint = metrics.serve(settings, app, supervisor.metrics_dir)
         where = "embedded redis-server at " + embedded.socket if embedded else "REDIS_URL"
         host = settings.listen.rsplit(":", 1)[0]

@@ -33,7 +33,7 @@ from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
-from sudoku import keys
+from sudoku import heap, keys
 from worker.lifecycle import LeanWorker
 from worker.recovery import recover_lost_jobs
 from worker import metrics
@@ -167,6 +167,7 @@ def run(redis_url: str, log_level: str = "WARNING") -> None:
     # Names, not Queue objects: each worker class makes its own kind of queue.
     worker = WORKER_CLASSES[kind](list(keys.QUEUES), connection=redis, serializer=JSONSerializer)
     threading.Thread(target=_maintain, args=(connect(redis_url), os.getppid()), daemon=True).start()
+    heap.settle()
     worker.work(logging_level=log_level, with_scheduler=False)
 
 
