@@ -90,12 +90,12 @@ def fingerprint(request: pb.SolveRequest) -> str:
 
 
 class Jobs:
-    def __init__(self, settings: Settings, redis: Redis, hub: StreamHub):
+    def __init__(self, settings: Settings, redis: Redis, hub: StreamHub, enqueuer: Enqueuer):
         self.settings = settings
         self.redis = redis  # synchronous: RQ's Queue objects hold it (jobs are written by Enqueuer)
         self.hub = hub
         self.queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
-        self.enqueuer = Enqueuer(hub.waker)
+        self.enqueuer = enqueuer
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
 

@@ -30,6 +30,7 @@ from service.many import ManyCounter
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
 from service.hub import ShuttingDown, StreamHub
+from service.enqueue import Enqueuer
 from service.jobs import Jobs, QueueFull, new_job_id
 from service.relay import JobFailed, Trimmed
 from service.validate import Invalid
@@ -221,7 +222,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
 
 HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
-REDIS_CONNECTIONS = 100  # the service's async Redis connections at most
+REDIS_CONNECTIONS = 100  # async Redis connections at most, per pool (shared; the enqueue script's own)
 REDIS_WAIT_S = 10  # a command waits this long for one, then UNAVAILABLE
 
 
@@ -236,6 +237,7 @@ class App:
     health: health_aio.HealthServicer
     redis: AsyncRedis
     sync_redis: Redis
+    enqueue_redis: AsyncRedis
     monitor: asyncio.Task | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -249,6 +251,7 @@ class App:
         await self.server.stop(grace)
         await self.hub.close()
         await self.redis.aclose()
+        await self.enqueue_redis.aclose()
         self.sync_redis.close()
 
 
@@ -289,7 +292,8 @@ async def start(settings: Settings) -> App:
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
     sync_redis = Redis.from_url(url, health_check_interval=10)
     hub = StreamHub(url, waker=redis)
-    jobs = Jobs(settings, sync_redis, hub)
+    enqueue_redis = AsyncRedis.from_url(url, max_connections=REDIS_CONNECTIONS, health_check_interval=10)
+    jobs = Jobs(settings, sync_redis, hub, Enqueuer(enqueue_redis, slots=REDIS_CONNECTIONS))
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding()],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
@@ -311,7 +315,7 @@ async def start(settings: Settings) -> App:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueue_redis)
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
     app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")
