@@ -177,6 +177,22 @@ def test_a_stream_without_the_token_is_refused_before_its_request_is_looked_at(t
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
+def test_request_streams_and_bad_bytes_are_parsed_only_with_the_token(token_service):
+    good = (("authorization", f"Bearer {TOKEN}"),)
+    with grpc.insecure_channel(token_service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        replies = list(stub.CountBatch(iter([pb.CountRequest(board=BOARD)] * 3), timeout=TIMEOUT, metadata=good))
+        assert [r.verdict for r in replies] == [pb.CountReply.UNIQUE] * 3
+        with pytest.raises(grpc.RpcError) as caught:
+            list(stub.CountBatch(iter([pb.CountRequest(board=BOARD)]), timeout=TIMEOUT))
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        raw = channel.unary_unary("/sudoku.v1.Sudoku/CountSolutions")  # bytes in, bytes out
+        for metadata, code in ((good, grpc.StatusCode.INVALID_ARGUMENT), ((), grpc.StatusCode.UNAUTHENTICATED)):
+            with pytest.raises(grpc.RpcError) as caught:
+                raw(b"\x0a\x02\xff\xfe", timeout=TIMEOUT, metadata=metadata)  # board: not UTF-8
+            assert caught.value.code() == code
+
+
 def test_health_needs_no_token(token_service):
     with grpc.insecure_channel(token_service.address) as channel:
         assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
