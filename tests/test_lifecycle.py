@@ -95,6 +95,17 @@ def suspend_workers(x: int) -> int:
     return x
 
 
+def lose_scripts_and_connections(x: int) -> int:
+    """What a Redis restart does to a worker mid-job: its scripts are gone
+    and its connections are closed."""
+    from rq import get_current_job
+
+    redis = get_current_job().connection
+    redis.script_flush()
+    redis.client_kill_filter(_type="normal", skipme=False)
+    return x
+
+
 @pytest.fixture(autouse=True)
 def signal_handlers():
     """The workers here run in the test process and install RQ's SIGINT and
@@ -250,3 +261,15 @@ def test_redis_going_away_as_a_job_starts_does_not_end_the_worker():
         helper.join(10)
         redis.close()
         server.stop()
+
+
+def test_lost_scripts_and_connections_are_recovered_on_the_next_call(fresh_redis):
+    redis = fresh_redis()
+    queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
+    queue.enqueue_call(lose_scripts_and_connections, args=(1,), job_id="job-lose", result_ttl=300)
+    queue.enqueue_call(succeed, args=(2,), job_id="job-next", result_ttl=300)
+    LeanWorker([QUEUE], connection=redis, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+    for job_id in ("job-lose", "job-next"):
+        job = Job.fetch(job_id, connection=redis, serializer=JSONSerializer)
+        assert job.get_status() == JobStatus.FINISHED, job_id
+        assert job.latest_result().type == Result.Type.SUCCESSFUL
