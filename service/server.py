@@ -222,7 +222,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
 
 HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
-REDIS_CONNECTIONS = 100  # async Redis connections at most, per pool (shared; the enqueue script's own)
+REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
 REDIS_WAIT_S = 10  # a command waits this long for one, then UNAVAILABLE
 
 
@@ -237,7 +237,7 @@ class App:
     health: health_aio.HealthServicer
     redis: AsyncRedis
     sync_redis: Redis
-    enqueue_redis: AsyncRedis
+    enqueuer: Enqueuer
     monitor: asyncio.Task | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -251,7 +251,8 @@ class App:
         await self.server.stop(grace)
         await self.hub.close()
         await self.redis.aclose()
-        await self.enqueue_redis.aclose()
+        await self.enqueuer.close()
+        await self.enqueuer.redis.aclose()
         self.sync_redis.close()
 
 
@@ -292,8 +293,8 @@ async def start(settings: Settings) -> App:
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
     sync_redis = Redis.from_url(url, health_check_interval=10)
     hub = StreamHub(url, waker=redis)
-    enqueue_redis = AsyncRedis.from_url(url, max_connections=REDIS_CONNECTIONS, health_check_interval=10)
-    jobs = Jobs(settings, sync_redis, hub, Enqueuer(enqueue_redis, slots=REDIS_CONNECTIONS))
+    enqueuer = Enqueuer(AsyncRedis.from_url(url, health_check_interval=10), slots=REDIS_CONNECTIONS)
+    jobs = Jobs(settings, sync_redis, hub, enqueuer)
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding()],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
@@ -315,7 +316,7 @@ async def start(settings: Settings) -> App:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueue_redis)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer)
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
     app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")

@@ -8,11 +8,13 @@ import asyncio
 import uuid
 import zlib
 
+from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from rq import Callback, Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service.embedded_redis import EmbeddedRedis
 from service.enqueue import Enqueuer
 from sudoku import keys
 
@@ -26,9 +28,11 @@ def run(coro):
 
 async def enqueue(redis_url, queue, bound, *args, **options):
     client = AsyncRedis.from_url(redis_url)
+    enqueuer = Enqueuer(client)
     try:
-        return await Enqueuer(client).enqueue(queue, bound, *args, **options)
+        return await enqueuer.enqueue(queue, bound, *args, **options)
     finally:
+        await enqueuer.close()
         await client.aclose()
 
 
@@ -59,6 +63,7 @@ def test_the_job_is_the_one_rq_would_have_written(redis, redis_url):
                 assert (await enqueuer.enqueue(queue, 100, func, args, ids[-1], **opts)).queued
             return ids
         finally:
+            await enqueuer.close()
             await client.aclose()
 
     ours = run(ours_all())
@@ -127,3 +132,39 @@ def test_the_service_reads_results_as_rq_does():
         payload = {k.encode(): str(v).encode() for k, v in entry.serialize().items()}
         rq = Result.restore("job", "1-0", payload, connection=None, serializer=JSONSerializer)
         assert read_result(payload) == (rq.type, rq.return_value, rq.exc_string)
+
+
+def test_a_lost_script_a_killed_connection_and_a_cancelled_call_are_survived():
+    # A Redis of its own: killing every client of the shared one would cut
+    # the other tests' service off too.
+    server = EmbeddedRedis().start()
+    redis = Redis.from_url(server.url)
+    queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
+    key = keys.cache(uuid.uuid4().hex)
+    redis.set(key, b"cached", ex=60)
+
+    async def go():
+        client = AsyncRedis.from_url(server.url)
+        enqueuer = Enqueuer(client, slots=1)  # one connection, reused by every call
+        try:
+            assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex)).queued
+            redis.script_flush()  # what a Redis restart does: the script is gone...
+            redis.client_kill_filter(_type="normal", skipme=True)  # ...and so is the connection
+            assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex)).queued
+            for steps in range(1, 6):  # cancelled at different points of the call
+                call = asyncio.create_task(enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex))
+                for _ in range(steps):
+                    await asyncio.sleep(0)
+                call.cancel()
+                await asyncio.gather(call, return_exceptions=True)
+                # The next call reads its own reply, not the cancelled one's.
+                assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, "x", cached=key)).cached == b"cached"
+        finally:
+            await enqueuer.close()
+            await client.aclose()
+
+    try:
+        run(go())
+    finally:
+        redis.close()
+        server.stop()

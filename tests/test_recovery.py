@@ -34,7 +34,9 @@ def queue_job(url: str, queue: Queue) -> str:
     async def go() -> str:
         client = AsyncRedis.from_url(url)
         job_id = uuid.uuid4().hex
-        await Enqueuer(client).enqueue(queue, 100, "worker.jobs.count", {}, job_id)
+        enqueuer = Enqueuer(client)
+        await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, job_id)
+        await enqueuer.close()
         await client.aclose()
         return job_id
 
