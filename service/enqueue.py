@@ -96,7 +96,8 @@ class Enqueuer:
     directly. Like redis-py it loads the script again when Redis has lost
     it, and retries once on a broken connection.
 
-    `redis`: a client whose connection settings (URL, timeouts) are used.
+    `redis`: the service's client; the Enqueuer's connections are made with
+    its pool's settings but are not in its pool, and it loads the script.
     """
 
     def __init__(self, redis: Redis, slots: int = 100):

@@ -18,8 +18,8 @@ import sys
 from service import metrics, security
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
-from sudoku import heap
 from service.server import start
+from sudoku import heap
 from worker.supervisor import Supervisor
 
 EXAMPLES = """examples:

@@ -29,8 +29,8 @@ from service.batch import BatchCounter, TooMany, count_reply
 from service.many import ManyCounter
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
-from service.hub import ShuttingDown, StreamHub
 from service.enqueue import Enqueuer
+from service.hub import ShuttingDown, StreamHub
 from service.jobs import Jobs, QueueFull, new_job_id
 from service.relay import JobFailed, Trimmed
 from service.validate import Invalid
@@ -252,7 +252,6 @@ class App:
         await self.hub.close()
         await self.redis.aclose()
         await self.enqueuer.close()
-        await self.enqueuer.redis.aclose()
         self.sync_redis.close()
 
 
@@ -293,7 +292,7 @@ async def start(settings: Settings) -> App:
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
     sync_redis = Redis.from_url(url, health_check_interval=10)
     hub = StreamHub(url, waker=redis)
-    enqueuer = Enqueuer(AsyncRedis.from_url(url, health_check_interval=10), slots=REDIS_CONNECTIONS)
+    enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding()],

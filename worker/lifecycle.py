@@ -98,6 +98,11 @@ return {redis.call('EXISTS', KEYS[11]), redis.call('EXISTS', KEYS[5])}
 """
 
 
+def executions_key(job: Job) -> str:
+    """The key of RQ's ExecutionRegistry of the job."""
+    return ExecutionRegistry.key_template.format(job.id)
+
+
 DATES = (b"created_at", b"enqueued_at", b"started_at", b"ended_at", b"last_heartbeat")
 
 
@@ -265,8 +270,7 @@ class LeanWorker(SimpleWorker):
         self.last_heartbeat = now()
         job_time = utcformat(self.last_heartbeat)
         started_key = self.registry_keys(job.origin)[0]
-        keys_ = [execution.key, ExecutionRegistry.key_template.format(job.id), started_key, execution.worker_executions_key,
-                 self.key, job.key]
+        keys_ = [execution.key, executions_key(job), started_key, execution.worker_executions_key, self.key, job.key]
         if len(self.queues) == 1:  # RQ dequeued it through its intermediate queue
             keys_.append(queue.intermediate_queue_key)
         stamp = current_timestamp()
@@ -334,9 +338,9 @@ class LeanWorker(SimpleWorker):
             self._pay_heartbeat(job)
             return super().handle_job_success(job, queue, started_job_registry, execution)
         self._heartbeat_owed = 0  # written by the script
-        keys_ = [self.key, job.key, Result.get_key(job.id), self.registry_keys(job.origin)[1], job.dependents_key,
-                 job.dependencies_key, execution.key, self.registry_keys(job.origin)[0],
-                 ExecutionRegistry.key_template.format(job.id), execution.worker_executions_key, WORKERS_SUSPENDED]
+        started_key, finished_key = self.registry_keys(job.origin)
+        keys_ = [self.key, job.key, Result.get_key(job.id), finished_key, job.dependents_key, job.dependencies_key,
+                 execution.key, started_key, executions_key(job), execution.worker_executions_key, WORKERS_SUSPENDED]
         working = (job.ended_at - job.started_at).total_seconds()
         args = [working, utcformat(job.started_at), utcformat(job.ended_at), result_ttl,
                 current_timestamp() + result_ttl, job.id, execution.composite_key, execution.id, *fields]
