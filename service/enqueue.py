@@ -130,9 +130,12 @@ class Enqueuer:
                             raise
                         await self.redis.script_load(SCRIPT)  # Redis restarted, or SCRIPT FLUSH
                         reloaded = True
-                    except (RedisConnectionError, RedisTimeoutError):
+                    except (RedisConnectionError, RedisTimeoutError) as exc:
                         await connection.disconnect()
-                        if reconnected:
+                        # A broken connection (Redis restarted) is worth one
+                        # more try; a Redis that did not answer in time is
+                        # not: the caller gets UNAVAILABLE within the bound.
+                        if reconnected or isinstance(exc, RedisTimeoutError):
                             raise
                         reconnected = True
             finally:

@@ -13,10 +13,12 @@ import time
 import uuid
 import zlib
 from base64 import b64decode
+from datetime import datetime
 from typing import Any
 
 from redis import Redis
 from rq import Callback, Queue, Retry
+from rq.job import Job
 from rq.results import Result
 from rq.serializers import JSONSerializer
 
@@ -24,7 +26,7 @@ from service import metrics
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import StreamHub
-from service.relay import JobFailed, is_last
+from service.relay import IDLE_CHECK_S, JobFailed, is_last
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.specs import Spec, SolveSpec
@@ -48,6 +50,25 @@ def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | No
 
 class QueueFull(Exception):
     """More jobs are waiting than the configured bound."""
+
+
+class JobLost(Exception):
+    """The job's state is gone from Redis before it ended: the Redis it was
+    queued on restarted empty (or evicted it). Nothing will ever finish it."""
+
+    def __init__(self, job_id: str):
+        super().__init__(job_id)
+        self.job_id = job_id
+
+
+class JobStuck(Exception):
+    """The job has been running for longer than its own timeout: no worker
+    is making progress on it (they are all stopped, or gone)."""
+
+
+# How long past its timeout a started job may go before a waiter gives up
+# on it: the heartbeat TTL and the cleanup pass that would have requeued it.
+STUCK_SLACK_S = 10
 
 
 def new_job_id() -> str:
@@ -188,6 +209,19 @@ class Jobs:
         metrics.job_done(func.rpartition(".")[2], queued_at)
         return value, False
 
+    async def alive(self, job_id: str) -> None:
+        """Returns if the job can still end by itself (queued, or started
+        within its timeout); raises JobLost or JobStuck if not."""
+        status, started_at, timeout = await self.hub.waker.hmget(Job.key_for(job_id), "status", "started_at",
+                                                                  "timeout")
+        if status is None:
+            raise JobLost(job_id)
+        if status == b"started" and started_at and timeout:
+            running = time.time() - datetime.fromisoformat(started_at.decode()).timestamp()
+            if running > int(timeout) + STUCK_SLACK_S:
+                raise JobStuck(f"job {job_id} has run {running:.0f} s, past its {int(timeout)} s timeout, "
+                               "and no worker took it over; retry")
+
     async def result(self, job_id: str) -> Any:
         # Waits on the result stream from its start, so a result already
         # there is returned at once. A loop of waits, not hub.follow(): an
@@ -195,7 +229,10 @@ class Jobs:
         # through call_soon_threadsafe, a wake-up of the loop per call.
         key, after = keys.result(job_id), "0-0"
         while True:
-            batch = await self.hub.wait(key, after)
+            batch = await self.hub.wait(key, after, IDLE_CHECK_S)
+            if not batch:
+                await self.alive(job_id)
+                batch = await self.hub.read(key, after)  # it may have ended meanwhile
             for result_id, payload in batch:
                 kind, value, exc_string = read_result(payload)
                 if kind == Result.Type.SUCCESSFUL:

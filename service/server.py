@@ -19,8 +19,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis import Redis
-from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from service import decoding, metrics, relay, security, validate
@@ -31,16 +31,20 @@ from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
-from service.jobs import Jobs, QueueFull, new_job_id
+from service.jobs import JobLost, Jobs, JobStuck, QueueFull, new_job_id
 from service.relay import JobFailed, Trimmed
 from service.validate import Invalid
-from sudoku import keys
+from sudoku import connections, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
 log = logging.getLogger("sudoku.service")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
+
+
+class Unavailable(Exception):
+    """A failure the client should retry (UNAVAILABLE), with a message saying why."""
 
 
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
@@ -56,6 +60,13 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
+    if isinstance(exc, JobLost):
+        return grpc.StatusCode.NOT_FOUND, (
+            f"job_id: job {exc.job_id} was lost before it ended (its Redis restarted empty); "
+            "submit the request again"
+        )
+    if isinstance(exc, (Unavailable, JobStuck)):
+        return grpc.StatusCode.UNAVAILABLE, str(exc)
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
     if isinstance(exc, Trimmed):
@@ -148,7 +159,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         try:
             if first is not None:
                 yield first  # written with the job: no need to read it back
-            async for frame in relay.frames(self.hub, job_id, 0 if first is None else first.seq, fps):
+            async for frame in relay.frames(self.hub, job_id, 0 if first is None else first.seq, fps, self.jobs.alive):
                 yield frame
             finished = True
             if fps == 0 and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
@@ -183,7 +194,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             if first is not None and first.job.view == pb.VIEW_SEARCH and not first.job.pacing.unpaced:
                 fps = first.job.pacing.fps
         with self.frames.reserve(fps or UNPACED_RATE):
-            async for frame in relay.frames(self.hub, job_id, request.after_seq, fps):
+            async for frame in relay.frames(self.hub, job_id, request.after_seq, fps, self.jobs.alive):
                 yield frame
 
     @statuses
@@ -205,7 +216,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def _unary(self, func: str, spec, cache_key, time_limit_ms: int):
         """A job's result, or the cached one; a fresh result is cached."""
         key = cache_key(spec) if self.cache.enabled else None
-        result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        try:
+            result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        except JobLost as exc:  # the call holds its request: a retry queues it again
+            raise Unavailable(f"the job store lost this call's job {exc.job_id} (it restarted); retry") from None
         if key is not None and not cached:
             self.cache.put_later(key, result)
         return result
@@ -221,9 +235,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             yield reply
 
 
-HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
+HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor, and the longest a ping may take
 REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
-REDIS_WAIT_S = 10  # a command waits this long for one, then UNAVAILABLE
+REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
 
 
 @dataclass
@@ -269,12 +283,17 @@ async def _set_health(health: health_aio.HealthServicer, serving: bool) -> None:
         await health.set(name, status)
 
 
-async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, serving: bool) -> None:
+async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, hub: StreamHub,
+                         serving: bool) -> None:
     """Health follows Redis: NOT_SERVING while it cannot be reached, so a
-    load balancer sends nobody here who would only get UNAVAILABLE."""
+    load balancer sends nobody here who would only get UNAVAILABLE. When it
+    stops answering, every reader waiting on a stream gets UNAVAILABLE at
+    once instead of waiting out a blocked read (clients resume with Watch)."""
     while True:
         await asyncio.sleep(HEALTH_EVERY)
         now = await _redis_ok(redis)
+        if not now and serving:
+            hub.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
         if now != serving:
             await _set_health(health, now)
             log.warning("redis %s", "is back: SERVING" if now else "cannot be reached: NOT_SERVING")
@@ -288,9 +307,8 @@ async def start(settings: Settings) -> App:
     # redis-py's default async pool fails a command at once (MaxConnectionsError)
     # when its 100 connections are busy, as in a burst of a thousand Watch
     # calls; this one makes the command wait its turn instead.
-    redis = AsyncRedis.from_pool(BlockingConnectionPool.from_url(  # from_pool: aclose() closes the pool too
-        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
-    sync_redis = Redis.from_url(url, health_check_interval=10)
+    redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
+    sync_redis = connections.service_sync(url)
     hub = StreamHub(url, waker=redis)
     enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
@@ -318,5 +336,5 @@ async def start(settings: Settings) -> App:
     app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer)
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
-    app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")
+    app.monitor = asyncio.create_task(_monitor_redis(health, redis, hub, serving), name="health")
     return app
