@@ -19,8 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.test_launcher import free_port
-from tests.stack import reap, start_sudoku_server
+from tests.stack import free_port, reap, start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30
