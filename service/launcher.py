@@ -5,6 +5,9 @@ with REDIS_URL it uses that one. Then it starts the worker processes and the
 gRPC server, prints where it listens, and on Ctrl-C or SIGTERM stops
 everything it started, in order: the gRPC server (health goes NOT_SERVING,
 open streams end), the workers (each finishes its current job), Redis.
+While it runs it restarts whatever of its own dies: a worker, or the
+embedded Redis; if the embedded Redis cannot be brought back it stops
+everything and exits non-zero, for its own supervisor to act.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 
 from service import metrics, security
 from service.config import Settings
-from service.embedded_redis import EmbeddedRedis
+from service.embedded_redis import EmbeddedRedis, RedisGone
 from service.server import start
 from sudoku import heap
 from worker.supervisor import Supervisor
@@ -33,7 +36,7 @@ EXAMPLES = """examples:
 async def serve(settings: Settings) -> None:
     embedded = None
     if not settings.redis_url:
-        embedded = EmbeddedRedis().start()
+        embedded = EmbeddedRedis(settings.redis_server, settings.redis_maxmemory_mb).start()
         settings.redis_url = embedded.url
     supervisor = Supervisor(
         settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class}
@@ -53,7 +56,7 @@ async def serve(settings: Settings) -> None:
             " Ctrl-C stops it",
             flush=True,
         )
-        await _until_signalled(supervisor)
+        await _until_signalled(supervisor, embedded)
     finally:
         if endpoint is not None:
             endpoint.close()
@@ -64,7 +67,7 @@ async def serve(settings: Settings) -> None:
             embedded.stop()
 
 
-async def _until_signalled(supervisor: Supervisor) -> None:
+async def _until_signalled(supervisor: Supervisor, embedded: EmbeddedRedis | None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -73,6 +76,8 @@ async def _until_signalled(supervisor: Supervisor) -> None:
         try:
             await asyncio.wait_for(stop.wait(), 0.5)
         except TimeoutError:
+            if embedded is not None:
+                embedded.check()  # before the workers: they need it
             supervisor.check()
 
 
@@ -89,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         security.check(settings)
         asyncio.run(serve(settings))
-    except (OSError, security.ConfigError) as exc:
+    except (OSError, security.ConfigError, RedisGone) as exc:
         sys.exit(f"sudoku-server: {exc}")
 
 
