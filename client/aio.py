@@ -231,16 +231,16 @@ class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
             if self._point.accept(frame):
                 self._attempt = 0
                 return frame
+            if self._point.reopen:
+                self._point.reopen = False
+                self._drop_call()
         raise StopAsyncIteration
 
     async def _retry_or_raise(self, error: SudokuError) -> None:
         self._drop_call()
-        delay = should_retry(error.code, self._attempt, self._client.retry, self._deadline)
+        delay = self._next_attempt(error)
         if delay is None:
             raise error
-        self._attempt += 1
-        log.info("%s; resuming job %s after seq %d in %.2f s (retry %d)",
-                 error, self.job_id or "(not started)", self.last_seq, delay, self._attempt)
         await asyncio.sleep(delay)
 
     def _drop_call(self) -> None:

@@ -143,18 +143,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 yield frame
 
     async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], fps: float):
-        job_id = spec.job_id
-        if request.request_id:
-            job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
         queued_at = time.monotonic()
-        first = None
-        if job_id == spec.job_id:
-            try:
-                first = await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
-            except BaseException:
-                if request.request_id:
-                    await asyncio.shield(self.jobs.release_request_id(request.request_id))
-                raise
+        job_id, first = await self.jobs.start_solve(spec, adjustments, request)
         finished = False
         try:
             if first is not None:

@@ -16,6 +16,8 @@ import pytest
 
 from client import AsyncClient, Client, Retry, SudokuError
 from client.frames import Drawing, draw
+from rq.job import Job
+from sudoku import keys
 from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
@@ -171,6 +173,47 @@ class DroppedCall(grpc.RpcError):
 
     def details(self):
         return "Socket closed"
+
+
+def lose_job(redis, job_id: str) -> None:
+    """What a Redis that restarted empty does to a job: its stream, its
+    state and its request_id are gone."""
+    request_keys = [k for k in redis.scan_iter("sudoku:request:*") if job_id.encode() in redis.get(k)]
+    redis.delete(keys.frames(job_id), Job.key_for(job_id), keys.plan(job_id), *request_keys)
+
+
+@pytest.mark.parametrize("kind", ["sync", "asyncio"])
+def test_a_watched_job_that_was_lost_is_submitted_again(service, redis, kind):
+    """NOT_FOUND for a job the stream holds the request of: the client submits
+    it again (same request_id), says so, and goes on from the last seq it had;
+    the new job's frames continue the drawing to the solution."""
+
+    def check(stream, frames: list[pb.Frame]) -> None:
+        assert stream.resubmissions == 1
+        assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+        assert draw(frames)[-1] == frames[-1].solution and frames[-1].outcome == pb.SOLVED
+        assert {f.job_id for f in frames if f.job_id} == {frames[0].job_id, stream.job_id}
+        assert stream.job_id != frames[0].job_id
+
+    options = dict(strategy="naive", duration=2, fps=20, request_id=f"lost-{kind}")
+    if kind == "sync":
+        with Client(service.address, timeout=30) as client:
+            stream = client.watch(HARD, **options)
+            frames = [next(stream) for _ in range(5)]
+            lose_job(redis, stream.job_id)
+            frames += list(stream)
+        check(stream, frames)
+        return
+
+    async def run() -> None:
+        async with AsyncClient(service.address, timeout=30) as client:
+            stream = client.watch(HARD, **options)
+            frames = [await stream.__anext__() for _ in range(5)]
+            lose_job(redis, stream.job_id)
+            frames += [frame async for frame in stream]
+        check(stream, frames)
+
+    asyncio.run(run())
 
 
 def test_a_retried_solve_sends_the_same_request_id(client):

@@ -269,6 +269,41 @@ def own_stack():
     redis_server.stop()
 
 
+def test_callers_sharing_a_refused_request_id_are_all_refused_at_once():
+    """Queue full, 90 concurrent callers with one request_id: the id is only
+    ever claimed together with a job, so none attaches to a job that was
+    never queued; every one gets the refusal's own code, at once."""
+    redis_server = EmbeddedRedis().start()
+    service = ServiceThread(make_settings(redis_server.url, queue_bound=1)).start()  # and no workers
+    channel, stub = service.stub()
+    try:
+        filler = stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT)
+        next(filler)  # queued, and nobody will run it: the queue is full
+        request = pb.SolveRequest(board=EASY, seed=7, tie_break=pb.TIE_BREAK_RANDOM, request_id="shared-refused")
+        codes = []
+
+        def call() -> None:
+            try:
+                list(stub.Solve(request, timeout=20))
+                codes.append("OK")
+            except grpc.RpcError as exc:
+                codes.append(exc.code().name)
+
+        t0 = time.monotonic()
+        threads = [threading.Thread(target=call) for _ in range(90)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert codes == ["RESOURCE_EXHAUSTED"] * 90, sorted(set(codes))
+        assert time.monotonic() - t0 < 10
+        filler.cancel()
+    finally:
+        channel.close()
+        service.stop()
+        redis_server.stop()
+
+
 def test_redis_restarting_under_load(own_stack):
     """Requests in flight complete or fail UNAVAILABLE, never hang; health is
     NOT_SERVING while Redis is away; service and workers reconnect."""
