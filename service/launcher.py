@@ -15,7 +15,7 @@ import logging
 import signal
 import sys
 
-from service import metrics, security
+from service import metrics, security, web
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.server import start
@@ -25,6 +25,7 @@ from worker.supervisor import Supervisor
 EXAMPLES = """examples:
   sudoku-server                         embedded Redis, one worker per CPU, 127.0.0.1:50051
   sudoku-server --workers 4 --listen 0.0.0.0:50051
+  sudoku-server --http-listen 0.0.0.0:8080 --http-origins https://game.example   the page, and the API for that origin's pages
   REDIS_URL=redis://redis:6379/0 sudoku-server --workers 0   service only; workers elsewhere
   SUDOKU_TLS_CERT=cert.pem SUDOKU_TLS_KEY=key.pem SUDOKU_AUTH_TOKEN=... sudoku-server --listen 0.0.0.0:50051
 """
@@ -48,9 +49,10 @@ async def serve(settings: Settings) -> None:
         host = settings.listen.rsplit(":", 1)[0]
         scheme = "TLS" if settings.tls_cert else "plaintext"
         scrape = f"metrics at http://{endpoint.host}:{endpoint.port}/metrics" if endpoint else "metrics off"
+        page = f"page and browser API at {app.http.url}" if app.http else "browser API off"
         print(
-            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape});"
-            " Ctrl-C stops it",
+            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape},"
+            f" {page}); Ctrl-C stops it",
             flush=True,
         )
         await _until_signalled(supervisor)
@@ -88,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-server %(levelname)s %(message)s")
     try:
         security.check(settings)
+        web.check(settings)
         asyncio.run(serve(settings))
     except (OSError, security.ConfigError) as exc:
         sys.exit(f"sudoku-server: {exc}")

@@ -40,7 +40,7 @@ def workers(redis_url):
 
 
 def make_settings(redis_url: str, **overrides) -> Settings:
-    overrides = {"listen": "127.0.0.1:0", "workers": 0, **overrides}
+    overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **overrides}
     return Settings.from_env({}, redis_url=redis_url, **overrides)
 
 
