@@ -315,12 +315,14 @@ class WebApplication:
         if scope["type"] != "http":
             await self.api(scope, receive, send)  # lifespan
             return
-        page = self.files.get(scope["path"])
-        if page is not None and scope["method"] in ("GET", "HEAD"):
-            await _respond(send, 200, [(b"content-type", page[0]), *PAGE_HEADERS], page[1], scope["method"] == "HEAD")
-            return
         origin = _header(scope, b"origin")
         allowed = origin is not None and ("*" in self.origins or origin.lower() in self.origins)
+        page = self.files.get(scope["path"])
+        if page is not None and scope["method"] in ("GET", "HEAD"):
+            # An allowed origin may load the client (/static/api.js) as a module script, which needs CORS.
+            reply = _with_cors(send, origin) if allowed else send
+            await _respond(reply, 200, [(b"content-type", page[0]), *PAGE_HEADERS], page[1], scope["method"] == "HEAD")
+            return
         if scope["method"] == "OPTIONS" and origin is not None:
             await self._preflight(send, origin, allowed)
             return

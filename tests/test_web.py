@@ -299,6 +299,18 @@ def get(port: int, path: str, headers=None) -> tuple[int, dict[str, str], bytes]
         connection.close()
 
 
+def test_the_page_and_its_scripts_are_served(service):
+    port = service.app.http.port
+    status, headers, body = get(port, "/")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in headers["content-security-policy"]
+    for script in ("/static/app.js", "/static/api.js"):
+        status, headers, body = get(port, script)
+        assert status == 200 and headers["content-type"].startswith("text/javascript"), script
+        assert body
+    assert get(port, "/static/nope.js")[0] == 404
+
+
 def preflight(port: int, origin: str) -> tuple[int, dict[str, str]]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
