@@ -2,9 +2,10 @@
 
 With no REDIS_URL it starts an embedded redis-server (service.embedded_redis);
 with REDIS_URL it uses that one. Then it starts the worker processes and the
-gRPC server, prints where it listens, and on Ctrl-C or SIGTERM stops
-everything it started, in order: the gRPC server (health goes NOT_SERVING,
-open streams end), the workers (each finishes its current job), Redis.
+gRPC server (and the HTTP port for browsers, service.web), prints where
+they listen, and on Ctrl-C or SIGTERM stops everything it started, in
+order: the servers (health goes NOT_SERVING, open streams end), the
+workers (each finishes its current job), Redis.
 """
 
 from __future__ import annotations
