@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import ssl
 import threading
 import time
 
@@ -24,6 +25,7 @@ from service import security, web
 from service.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
+from tests.test_security import certificate  # noqa: F401 - the fixture
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -369,6 +371,25 @@ def test_a_port_in_use_is_named(custom_service):
         port = taken.getsockname()[1]
         with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{port} for HTTP"):
             custom_service(http_listen=f"127.0.0.1:{port}")
+
+
+def test_with_the_services_certificate_it_is_https_and_offers_http2(custom_service, certificate):
+    running = custom_service(tls_cert=certificate[0], tls_key=certificate[1])
+    assert running.app.http.url.startswith("https://")
+    context = ssl.create_default_context(cafile=certificate[0])
+    context.set_alpn_protocols(["h2", "http/1.1"])
+    with socket.create_connection(("127.0.0.1", running.app.http.port), timeout=30) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            assert tls.selected_alpn_protocol() == "h2"
+    connection = http.client.HTTPSConnection("localhost", running.app.http.port, timeout=30,
+                                             context=ssl.create_default_context(cafile=certificate[0]))
+    try:
+        connection.request("POST", "/sudoku.v1.Sudoku/CountSolutions", body=f'{{"board": "{WIKIPEDIA}"}}',
+                           headers={"content-type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 200 and b'"UNIQUE"' in response.read()
+    finally:
+        connection.close()
 
 
 def test_the_http_port_can_be_off(custom_service):
