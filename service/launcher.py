@@ -2,12 +2,13 @@
 
 With no REDIS_URL it starts an embedded redis-server (service.embedded_redis);
 with REDIS_URL it uses that one. Then it starts the worker processes and the
-gRPC server, prints where it listens, and on Ctrl-C or SIGTERM stops
-everything it started, in order: the gRPC server (health goes NOT_SERVING,
-open streams end), the workers (each finishes its current job), Redis.
-While it runs it restarts whatever of its own dies: a worker, or the
-embedded Redis; if the embedded Redis cannot be brought back it stops
-everything and exits non-zero, for its own supervisor to act.
+gRPC server (and the HTTP port for browsers, service.web), prints where
+they listen, and on Ctrl-C or SIGTERM stops everything it started, in
+order: the servers (health goes NOT_SERVING, open streams end), the
+workers (each finishes its current job), Redis. While it runs it restarts
+whatever of its own dies: a worker, or the embedded Redis; if the embedded
+Redis cannot be brought back it stops everything and exits non-zero, for
+its own supervisor to act.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import logging
 import signal
 import sys
 
-from service import metrics, security
+from service import metrics, security, web
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis, RedisGone
 from service.server import start
@@ -28,6 +29,7 @@ from worker.supervisor import Supervisor
 EXAMPLES = """examples:
   sudoku-server                         embedded Redis, one worker per CPU, 127.0.0.1:50051
   sudoku-server --workers 4 --listen 0.0.0.0:50051
+  sudoku-server --http-listen 0.0.0.0:8080 --http-origins https://game.example   the page, and the API for that origin's pages
   REDIS_URL=redis://redis:6379/0 sudoku-server --workers 0   service only; workers elsewhere
   SUDOKU_TLS_CERT=cert.pem SUDOKU_TLS_KEY=key.pem SUDOKU_AUTH_TOKEN=... sudoku-server --listen 0.0.0.0:50051
 """
@@ -51,9 +53,10 @@ async def serve(settings: Settings) -> None:
         host = settings.listen.rsplit(":", 1)[0]
         scheme = "TLS" if settings.tls_cert else "plaintext"
         scrape = f"metrics at http://{endpoint.host}:{endpoint.port}/metrics" if endpoint else "metrics off"
+        page = f"page and browser API at {app.http.url}" if app.http else "browser API off"
         print(
-            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape});"
-            " Ctrl-C stops it",
+            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape},"
+            f" {page}); Ctrl-C stops it",
             flush=True,
         )
         await _until_signalled(supervisor, embedded)
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-server %(levelname)s %(message)s")
     try:
         security.check(settings)
+        web.check(settings)
         asyncio.run(serve(settings))
     except (OSError, security.ConfigError, RedisGone) as exc:
         sys.exit(f"sudoku-server: {exc}")

@@ -23,7 +23,7 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
-from service import decoding, metrics, relay, security, validate
+from service import decoding, metrics, relay, security, validate, web
 from service.admission import UNPACED_RATE, FrameBudget, Saturated
 from service.batch import BatchCounter, TooMany, count_reply
 from service.many import ManyCounter
@@ -243,6 +243,7 @@ class App:
     sync_redis: Redis
     enqueuer: Enqueuer
     monitor: asyncio.Task | None = None
+    http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health goes NOT_SERVING, open frame streams end
@@ -253,6 +254,8 @@ class App:
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
+        if self.http is not None:
+            await self.http.stop()
         await self.hub.close()
         await self.redis.aclose()
         await self.enqueuer.close()
@@ -293,6 +296,7 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, h
 async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
+    web.check(settings)
     url = settings.redis_url
     # redis-py's default async pool fails a command at once (MaxConnectionsError)
     # when its 100 connections are busy, as in a burst of a thousand Watch
@@ -312,7 +316,8 @@ async def start(settings: Settings) -> App:
         ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
-    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache), server)
+    servicer = SudokuServicer(settings, jobs, hub, cache)
+    pb_grpc.add_SudokuServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -324,6 +329,12 @@ async def start(settings: Settings) -> App:
     hub.start()
     await server.start()
     app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer)
+    if settings.http_listen:
+        try:
+            app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
+        except BaseException:
+            await app.stop(0)
+            raise
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
     app.monitor = asyncio.create_task(_monitor_redis(health, redis, hub, serving), name="health")

@@ -57,7 +57,7 @@ def alive(pid: int) -> bool:
 
 def make_settings(redis_url: str, **overrides) -> Settings:
     """Settings of a service for tests: any port, no workers of its own."""
-    overrides = {"listen": "127.0.0.1:0", "workers": 0, **overrides}
+    overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **overrides}
     return Settings.from_env({}, redis_url=redis_url, **overrides)
 
 
@@ -93,11 +93,18 @@ def reap(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
+# Ports a test's sudoku-server takes unless it says otherwise: any free one
+# for HTTP, and no metrics endpoint, since the defaults may be taken by a
+# sudoku-server already running.
+SERVER_DEFAULTS = {"--http-listen": "127.0.0.1:0", "--metrics-port": "0"}
+
+
 def start_sudoku_server(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """`sudoku-server ARGS` in its own process, as README runs it: the process
     (its stdout and stderr on one pipe) and the first line it printed."""
+    defaults = [part for flag, value in SERVER_DEFAULTS.items() if flag not in args for part in (flag, value)]
     proc = subprocess.Popen(
-        [installed_script("sudoku-server"), *args],
+        [installed_script("sudoku-server"), *defaults, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

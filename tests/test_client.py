@@ -195,7 +195,9 @@ def test_a_watched_job_that_was_lost_is_submitted_again(service, redis, kind):
         assert {f.job_id for f in frames if f.job_id} == {frames[0].job_id, stream.job_id}
         assert stream.job_id != frames[0].job_id
 
-    options = dict(strategy="naive", duration=2, fps=20, request_id=f"lost-{kind}")
+    # More frames than the service reads from Redis at once (hub.BATCH), so
+    # that it must go back for frames after the job is lost.
+    options = dict(strategy="naive", duration=5, fps=60, request_id=f"lost-{kind}-{time.monotonic_ns()}")
     if kind == "sync":
         with Client(service.address, timeout=30) as client:
             stream = client.watch(HARD, **options)

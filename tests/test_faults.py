@@ -363,7 +363,7 @@ def server_process(redis_url, workers):
     so its memory can be measured alone."""
     port = free_port()
     proc, banner = start_sudoku_server(
-        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", env={**os.environ, "REDIS_URL": redis_url}
+        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", "--http-listen", "127.0.0.1:0", env={**os.environ, "REDIS_URL": redis_url}
     )
     assert "listening" in banner
     yield f"127.0.0.1:{port}", proc

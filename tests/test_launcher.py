@@ -48,7 +48,7 @@ def test_sudoku_server_serves_then_stops_everything_it_started():
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     # Metrics off: the default port may be taken by a sudoku-server already running.
-    proc, banner = start_sudoku_server("--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", "0", env=env)
+    proc, banner = start_sudoku_server("--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", "0", "--http-listen", "127.0.0.1:0", env=env)
     try:
         assert re.search(rf"listening on 127\.0\.0\.1:{port}", banner), banner
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:

@@ -54,7 +54,7 @@ def server(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
     env["TMPDIR"] = tmp
     proc, banner = start_sudoku_server(
-        "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port), env=env
+        "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port), "--http-listen", "127.0.0.1:0", env=env
     )
     try:
         assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in banner, banner
