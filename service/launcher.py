@@ -26,6 +26,12 @@ from service.server import start
 from sudoku import heap
 from worker.supervisor import Supervisor
 
+# A stop must fit in Docker's default 10 s between SIGTERM and SIGKILL: unary
+# calls get GRACE_S to finish, then the workers WORKERS_GRACE_S for their
+# jobs (the batch calls' jobs stop as their calls end), then Redis stops.
+GRACE_S = 5.0
+WORKERS_GRACE_S = 3.0
+
 EXAMPLES = """examples:
   sudoku-server                         embedded Redis, one worker per CPU, 127.0.0.1:50051
   sudoku-server --workers 4 --listen 0.0.0.0:50051
@@ -41,7 +47,8 @@ async def serve(settings: Settings) -> None:
         embedded = EmbeddedRedis(settings.redis_server, settings.redis_maxmemory_mb).start()
         settings.redis_url = embedded.url
     supervisor = Supervisor(
-        settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class}
+        settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class},
+        interactive=settings.interactive_workers if settings.workers else 0,
     )
     app = endpoint = None
     try:
@@ -55,7 +62,7 @@ async def serve(settings: Settings) -> None:
         scrape = f"metrics at http://{endpoint.host}:{endpoint.port}/metrics" if endpoint else "metrics off"
         page = f"page and browser API at {app.http.url}" if app.http else "browser API off"
         print(
-            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape},"
+            f"sudoku-server listening on {host}:{app.port} ({scheme}, {_workers(supervisor)}, {where}, {scrape},"
             f" {page}); Ctrl-C stops it",
             flush=True,
         )
@@ -64,10 +71,15 @@ async def serve(settings: Settings) -> None:
         if endpoint is not None:
             endpoint.close()
         if app is not None:
-            await app.stop()
-        supervisor.stop()
+            await app.stop(GRACE_S)
+        supervisor.stop(WORKERS_GRACE_S)
         if embedded is not None:
             embedded.stop()
+
+
+def _workers(supervisor: Supervisor) -> str:
+    reserved = len(supervisor.slots) - supervisor.count
+    return f"{supervisor.count} workers" + (f" + {reserved} interactive" if reserved else "")
 
 
 async def _until_signalled(supervisor: Supervisor, embedded: EmbeddedRedis | None) -> None:

@@ -142,6 +142,17 @@ class ServiceThread:
             return  # a test stopped it already
         if self.app is not None:
             self.call(self.app.stop(grace))
+        self.call(_drain())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+
+
+async def _drain() -> None:
+    """Ends what is left on a stopped service's loop (calls cut short, their
+    jobs' waits), as asyncio.run would, so nothing is destroyed pending."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.get_running_loop().shutdown_asyncgens()

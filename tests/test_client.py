@@ -226,6 +226,9 @@ def test_several_instances_behind_one_target(redis_url, workers, policy):
     target = f"ipv4:127.0.0.1:{first.app.port},127.0.0.1:{second.app.port}"
     try:
         with Client(target, timeout=30, load_balancing=policy, retry=FAST_RETRY) as client:
+            # round_robin picks among the addresses it has connected to: let both connect first.
+            grpc.channel_ready_future(client._channel).result(timeout=10)
+            time.sleep(0.5)
             streams = [client.watch(WIKIPEDIA, duration=20, fps=1) for _ in range(6)]
             for stream in streams:
                 next(stream)

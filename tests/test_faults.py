@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import subprocess
 import threading
@@ -15,6 +16,7 @@ import time
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from redis import Redis
 from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
@@ -24,8 +26,8 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.frames_util import draw
-from tests.puzzles import ENDLESS, puzzles
 from tests.fixtures import POISON_SEED, STALLS
+from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, supervise_in_background
 from worker import engine
 from worker.supervisor import Supervisor
@@ -301,6 +303,89 @@ def test_callers_sharing_a_refused_request_id_are_all_refused_at_once():
     finally:
         channel.close()
         service.stop()
+        redis_server.stop()
+
+
+def test_interactive_calls_are_not_stuck_behind_greedy_batches():
+    """Two clients keep both workers on maximal CountMany calls (a million
+    solutions, 10 s a board); a third client's counts of fresh boards are
+    served by the worker kept for interactive jobs, within seconds, not
+    after the batches (they waited 19 s before, and could wait hours)."""
+    redis_server = EmbeddedRedis().start()
+    workers = Supervisor(2, redis_server.url, interactive=1)
+    workers.start()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    stop = threading.Event()
+    greedy = [pb.CountManyRequest(boards=long_boards(16), limit=1_000_000, time_limit_ms=10_000)]
+
+    def hog() -> None:
+        with grpc.insecure_channel(service.address) as channel:
+            call = pb_grpc.SudokuStub(channel).CountMany(iter(greedy * 50), timeout=TIMEOUT)
+            stop.wait()
+            call.cancel()
+
+    hogs = [threading.Thread(target=hog) for _ in range(2)]
+    try:
+        for thread in hogs:
+            thread.start()
+        redis = Redis.from_url(redis_server.url)
+        wait_until(lambda: sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) >= 2,
+                   what="both workers on the batches")
+        redis.close()
+        rng = random.Random(3)
+        took = []
+        with grpc.insecure_channel(service.address) as channel:
+            stub = pb_grpc.SudokuStub(channel)
+            for _ in range(20):
+                board = relabelled(rng.choice(puzzles("magictour_top1465")), rng)
+                t0 = time.monotonic()
+                assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+                took.append(time.monotonic() - t0)
+        assert max(took) < 3 and sorted(took)[10] < 0.5, took  # bench/fairness.py measures it
+    finally:
+        stop.set()
+        for thread in hogs:
+            thread.join(TIMEOUT)
+        service.stop()
+        workers.stop()
+        redis_server.stop()
+
+
+def test_new_work_is_refused_before_redis_is_full():
+    """The embedded Redis runs with maxmemory and noeviction; past 90% of it
+    new work gets RESOURCE_EXHAUSTED saying why (queued jobs are never
+    evicted), and is taken again once memory is free."""
+    redis_server = EmbeddedRedis(maxmemory_mb=16).start()
+    workers = Supervisor(1, redis_server.url)
+    workers.start()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    redis = Redis.from_url(redis_server.url)
+    channel, stub = service.stub()
+    try:
+        assert redis.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+        assert stub.CountSolutions(pb.CountRequest(board=EASY), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+        ballast = 0
+        while redis.info("memory")["used_memory"] < 14.7 * (1 << 20):  # over 90% of 16 MB
+            redis.set(f"test:ballast:{ballast}", b"x" * (256 << 10))
+            ballast += 1
+
+        def refused() -> bool:
+            try:
+                list(stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT))
+                return False
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, exc
+                assert "nearly full" in exc.details()
+                return True
+
+        wait_until(refused, timeout=10, what="the refusal")
+        redis.delete(*(f"test:ballast:{i}" for i in range(ballast)))
+        wait_until(lambda: not refused(), timeout=10, what="work to be taken again")
+    finally:
+        channel.close()
+        redis.close()
+        service.stop()
+        workers.stop()
         redis_server.stop()
 
 

@@ -20,6 +20,7 @@ from rq import Worker
 
 from service.embedded_redis import redis_server_binary
 from sudoku import tempdirs
+from tests.puzzles import long_boards
 
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
@@ -95,7 +96,7 @@ def test_a_killed_embedded_redis_is_started_again():
     """SIGKILL of the embedded redis-server (an OOM kill): sudoku-server starts
     it again, empty, on the same socket; a stream in flight ends UNAVAILABLE
     (no hang), health is SERVING again within 10 s, the workers register
-    again (RQ's own Worker.all sees both), and a retry of the solve with the
+    again (RQ's own Worker.all sees all three), and a retry of the solve with the
     same request_id is served."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
@@ -122,7 +123,7 @@ def test_a_killed_embedded_redis_is_started_again():
                 assert time.monotonic() - killed < 10, "not SERVING 10 s after Redis died"
                 time.sleep(0.1)
             redis = Redis(unix_socket_path=socket_path)
-            while len(Worker.all(connection=redis)) != 2:
+            while len(Worker.all(connection=redis)) != 3:  # and the one kept for interactive jobs
                 assert time.monotonic() - killed < 15, "the workers did not register again"
                 time.sleep(0.2)
             redis.close()
@@ -181,3 +182,41 @@ def test_a_killed_sudoku_servers_temporary_folders_are_swept_by_the_next():
         again.terminate()
         again.wait(30)
         reap(again)
+
+
+def test_sigterm_with_streams_and_batches_open_stops_within_ten_seconds():
+    """Docker's default stop timeout is 10 s: with watched solves and a
+    maximal CountMany open, sudoku-server ends its streams, stops its calls'
+    jobs, its workers and Redis, and exits 0 within it."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    proc, banner = start_sudoku_server("--listen", f"127.0.0.1:{port}", "--workers", "2", env=env)
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        stub = pb_grpc.SudokuStub(channel)
+        watched = [stub.Solve(pb.SolveRequest(board=BOARD, view=pb.VIEW_SEARCH, strategy=pb.STRATEGY_NAIVE,
+                                              pacing=pb.Pacing(duration_ms=60_000, fps=5)), timeout=60)
+                   for _ in range(3)]
+        for call in watched:
+            next(call)
+        greedy = pb.CountManyRequest(boards=long_boards(16), limit=1_000_000, time_limit_ms=10_000)
+        batch = stub.CountMany(iter([greedy] * 10), timeout=60)
+        redis = Redis(unix_socket_path=embedded_redis(banner))
+        while sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) < 2:
+            time.sleep(0.05)
+        redis.close()
+        started = descendants(proc.pid)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        took = time.monotonic() - t0
+        print(f"stopped in {took:.1f} s")
+        assert took < 10, f"{took:.1f} s"
+        deadline = time.monotonic() + 5
+        while any(alive(p) for p in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in started if alive(p)], "processes left behind"
+        batch.cancel()
+    finally:
+        channel.close()
+        reap(proc)

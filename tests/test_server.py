@@ -178,6 +178,28 @@ def test_a_request_id_whose_job_has_no_stream_starts_a_fresh_job(stub, redis):
     assert list(stub.Solve(request, timeout=TIMEOUT))[0].job_id == again[0].job_id  # the fresh job is the id's now
 
 
+def test_frames_nobody_reads_expire_sooner(stub, redis, service):
+    """A watched solve's frames stay SUDOKU_STREAM_TTL_S after it ends; those
+    of a solve whose client left before the end, only SUDOKU_UNWATCHED_TTL_S,
+    until a Watch attaches again."""
+    settings = service.settings
+    request = pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                              pacing=pb.Pacing(steps_per_frame=1, unpaced=True))
+    read = list(stub.Solve(request, timeout=TIMEOUT))
+    assert read[-1].outcome == pb.GAVE_UP or read[-1].outcome == pb.SOLVED
+    assert settings.unwatched_ttl_s < redis.ttl(keys.frames(read[0].job_id)) <= settings.stream_ttl_s
+    call = stub.Solve(request, timeout=TIMEOUT)
+    job_id = next(call).job_id
+    call.cancel()  # gone before the worker ends the stream
+    deadline = time.monotonic() + 20
+    while redis.ttl(keys.frames(job_id)) > settings.unwatched_ttl_s:
+        assert time.monotonic() < deadline, "the unwatched stream kept its long expiry"
+        time.sleep(0.1)
+    watched = list(stub.Watch(pb.WatchRequest(job_id=job_id, unpaced=True), timeout=TIMEOUT))
+    assert watched[-1].outcome
+    assert redis.ttl(keys.frames(job_id)) > settings.unwatched_ttl_s  # watched again: the long expiry
+
+
 def test_hint_names_a_next_move(stub):
     reply = stub.Hint(pb.HintRequest(givens=WIKIPEDIA), timeout=TIMEOUT)
     assert reply.kind == pb.HintReply.NEXT_MOVE

@@ -38,6 +38,15 @@ def worker_class(name: str) -> type:
     return found
 
 
+def queues(which: str) -> list[str]:
+    """The queues to take jobs from, in order: interactive first."""
+    if which == "all":
+        return list(keys.QUEUES)
+    if which == "interactive":
+        return [keys.QUEUE_INTERACTIVE]
+    raise SystemExit(f"SUDOKU_WORKER_QUEUES={which!r}: use all or interactive")
+
+
 def run(settings: Settings) -> None:
     """Runs one worker until SIGTERM/SIGINT (warm; a second one is cold)."""
     logging.basicConfig(level=settings.log_level,
@@ -47,7 +56,8 @@ def run(settings: Settings) -> None:
     redis = connections.worker(settings.redis_url)
     _wait_for(redis)
     # Names, not Queue objects: each worker class makes its own kind of queue.
-    worker = worker_class(settings.worker_class)(list(keys.QUEUES), connection=redis, serializer=JSONSerializer)
+    worker = worker_class(settings.worker_class)(queues(settings.worker_queues), connection=redis,
+                                                 serializer=JSONSerializer)
     threading.Thread(target=maintain, args=(connections.worker(settings.redis_url), os.getppid()),
                      name="maintenance", daemon=True).start()
     heap.settle()

@@ -30,15 +30,26 @@ def last_seq(redis: Redis, job_id: str) -> int:
     return keys.seq_of(newest[0][0]) if newest else 0
 
 
+# Sets a finished stream's expiry: `watched` seconds if someone is reading
+# it, else `unwatched`. KEYS: frames, watched marker; ARGV: watched, unwatched
+EXPIRE_FINISHED = """
+local ttl = ARGV[2]
+if redis.call('EXISTS', KEYS[2]) == 1 then ttl = ARGV[1] end
+return redis.call('EXPIRE', KEYS[1], ttl)
+"""
+
+
 class FrameSink:
     """Buffers frames and appends them in batches, skipping seqs that exist."""
 
-    def __init__(self, attempt: Attempt, maxlen: int, ttl_seconds: int, first_seq: int):
+    def __init__(self, attempt: Attempt, maxlen: int, ttl_seconds: int, first_seq: int,
+                 unwatched_ttl_seconds: int | None = None):
         self.attempt = attempt
         self.redis = attempt.redis
         self.key = keys.frames(attempt.job_id)
         self.maxlen = maxlen
         self.ttl_seconds = ttl_seconds
+        self.unwatched_ttl_seconds = ttl_seconds if unwatched_ttl_seconds is None else unwatched_ttl_seconds
         self.written = last_seq(self.redis, attempt.job_id)
         self.next_seq = first_seq
         self.pending: list[tuple[int, bytes]] = []
@@ -73,9 +84,12 @@ class FrameSink:
         return self.cancelled
 
     def close(self) -> None:
-        """Flushes and lets the stream expire `ttl_seconds` from now."""
+        """Flushes and lets the stream expire `ttl_seconds` from now, or
+        `unwatched_ttl_seconds` when no client is reading it: the frames of
+        a solve nobody watches do not hold Redis memory for long."""
         self.flush()
-        self.redis.expire(self.key, self.ttl_seconds)
+        self.redis.eval(EXPIRE_FINISHED, 2, self.key, keys.watched(self.attempt.job_id),
+                        self.ttl_seconds, self.unwatched_ttl_seconds)
 
 
 def write_error(redis: Redis, job_id: str, code: str, message: str, ttl_seconds: int) -> None:
