@@ -6,34 +6,47 @@ same request_id: the server attaches it to the job the first call started).
 Once a frame has arrived, a retry is Watch(job_id, last seq): nothing
 missed, nothing repeated. Frames at or below the last seq are dropped, in
 case a server ever sends one twice.
+
+With runs (Pacing.runs) a message carries several frames, sent ahead of
+time; the stream hands them out one at a time on its own clock, one every
+1 / fps seconds from the first, so a caller sees what it would see without
+runs.
 """
 
 from __future__ import annotations
 
+import collections
+import time
 from typing import Any
 
 import grpc
 
 from client.connection import Deadline
 from client.errors import SudokuError
+from client.frames import split
 from client.results import SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
+
+# A client clock that has fallen this far behind its frames starts again.
+MAX_LAG_S = 1.0
 
 
 class ResumePoint:
     def __init__(self, request: pb.SolveRequest | None = None, job_id: str = "", after_seq: int = 0,
-                 unpaced: bool = False):
+                 unpaced: bool = False, runs: bool = False):
         self.request = request
         self.job_id = job_id
         self.last_seq = after_seq
         self.unpaced = unpaced or bool(request and request.pacing.unpaced)
+        self.runs = runs or bool(request and request.pacing.runs)
         self.first: pb.Frame | None = None
         self.last: pb.Frame | None = None
 
     def opening(self) -> tuple[str, pb.SolveRequest | pb.WatchRequest]:
         """The RPC name and request that (re)start the stream from here."""
         if self.job_id or self.request is None:
-            return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=self.last_seq, unpaced=self.unpaced)
+            return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=self.last_seq, unpaced=self.unpaced,
+                                            runs=self.runs)
         return "Solve", self.request
 
     def accept(self, frame: pb.Frame) -> bool:
@@ -53,6 +66,32 @@ class ResumePoint:
         return self.last is not None
 
 
+class PlayClock:
+    """When to hand out each frame of a stream with runs: one every
+    1 / fps seconds from the first (no waiting without runs)."""
+
+    def __init__(self) -> None:
+        self.interval = 0.0
+        self.next_due: float | None = None
+
+    def restart(self) -> None:
+        """A new call: its first frame sets the clock again."""
+        self.next_due = None
+
+    def delay(self, frame: pb.Frame, runs: bool) -> float:
+        """Seconds to wait before handing out `frame`."""
+        if runs and frame.HasField("job") and frame.job.pacing.fps and not frame.job.pacing.unpaced:
+            self.interval = 1.0 / frame.job.pacing.fps
+        if not self.interval:
+            return 0.0
+        now = time.monotonic()
+        if self.next_due is None or now - self.next_due > MAX_LAG_S or frame.outcome:
+            self.next_due = now  # the last frame goes at once: a stop is shown when it comes
+        delay = max(0.0, self.next_due - now)
+        self.next_due += self.interval
+        return delay
+
+
 def ended_early(address: str) -> SudokuError:
     """A stream closed without error before its last frame: the connection dropped."""
     return SudokuError(grpc.StatusCode.UNAVAILABLE, "the stream ended before its last frame", address)
@@ -70,6 +109,8 @@ class StreamState:
         self._attempt = 0
         self._closed = False
         self._running: Any = None  # set by the subclass
+        self._buffer: collections.deque[pb.Frame] = collections.deque()  # frames of a run, not yet handed out
+        self._clock = PlayClock()
 
     @property
     def job_id(self) -> str:
@@ -115,7 +156,22 @@ class StreamState:
         self._drop_call()
         self._running.set()
 
+    def _received(self, message: pb.Frame) -> None:
+        """Keeps the new frames of a message for handing out."""
+        for frame in split(message):
+            if self._point.accept(frame):
+                self._attempt = 0
+                self._buffer.append(frame)
+
+    def _next_buffered(self) -> tuple[pb.Frame, float] | None:
+        """The next frame to hand out and how long to wait first."""
+        if not self._buffer:
+            return None
+        frame = self._buffer.popleft()
+        return frame, self._clock.delay(frame, self._point.runs)
+
     def _open(self) -> Any:
+        self._clock.restart()
         name, request = self._point.opening()
         method = getattr(self._client._stub, name)
         return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)

@@ -1,16 +1,25 @@
-"""How many frames a second this service process has promised its streams.
+"""How many messages a second this service process has promised its streams.
 
-One process delivers a few thousand frames a second (bench/frames.py); a
-thousand phones each asking for 30 would need 30,000. Past its limit a
-grpc.aio server falls behind on taking new calls, and gRPC cancels those it
-has not taken within 30 s: a client would wait half a minute for nothing.
-So each stream reserves its frame rate when it opens, and a stream that
-would take the total past SUDOKU_MAX_FRAME_RATE is refused at once with
-RESOURCE_EXHAUSTED: retry later, or on another instance.
+One process delivers a few thousand messages a second (bench/frames.py); a
+thousand phones each asking for 30 frames a second one message each would
+need 30,000. Past its limit a grpc.aio server falls behind on taking new
+calls, and gRPC cancels those it has not taken within 30 s: a client would
+wait half a minute for nothing. So each stream reserves its message rate
+when it opens, and a stream that would take the total past
+SUDOKU_MAX_FRAME_RATE is refused at once with RESOURCE_EXHAUSTED: retry
+later, or on another instance. A paced stream's rate is its fps, or with
+runs (Pacing.runs) one message per run: the cost is per message, not per
+frame, which is what lets one process feed a thousand phones.
+
+One client connection may hold only SUDOKU_MAX_FRAME_RATE_PER_CONNECTION of
+it, so a client that opens streams it never reads cannot lock every other
+client out (and the streams it does not read end after
+SUDOKU_STREAM_IDLE_S, freeing their share).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,26 +30,54 @@ UNPACED_RATE = 100.0
 
 
 class Saturated(Exception):
-    """The process has promised all the frames a second it can deliver."""
+    """The process, or this connection's share, has promised all it can."""
+
+
+def message_rate(view_search: bool, fps: float, run_ms: int) -> float:
+    """Messages a second a stream costs: a paced one its fps (or its runs a
+    second), an unpaced one UNPACED_RATE, one that shows only the outcome 0."""
+    if not view_search:
+        return 0.0
+    if not fps:
+        return UNPACED_RATE
+    if run_ms:
+        return min(fps, math.ceil(1000 / run_ms))
+    return fps
 
 
 class FrameBudget:
-    def __init__(self, limit: float):
+    def __init__(self, limit: float, per_connection: float):
         self.limit = limit
+        self.per_connection = per_connection
         self.promised = 0.0
         self.streams = 0
+        self.by_peer: dict[str, float] = {}
 
     @contextmanager
-    def reserve(self, rate: float) -> Iterator[None]:
+    def reserve(self, rate: float, peer: str) -> Iterator[None]:
+        mine = self.by_peer.get(peer, 0.0)
+        if rate and mine + rate > self.per_connection:
+            raise Saturated(
+                f"this connection's streams already take {mine:.0f} of the {self.per_connection:.0f} "
+                "messages/s one connection may have; end one, or open another connection"
+            )
         if self.promised + rate > self.limit:
             raise Saturated(
                 f"this instance is streaming all the frames it can ({self.streams} streams, "
-                f"{self.promised:.0f} of {self.limit:.0f} frames/s promised); retry later or elsewhere"
+                f"{self.promised:.0f} of {self.limit:.0f} messages/s promised); retry later or elsewhere"
             )
         self.promised += rate
         self.streams += 1
+        if rate:
+            self.by_peer[peer] = mine + rate
         try:
             yield
         finally:
             self.promised -= rate
             self.streams -= 1
+            if rate:
+                left = self.by_peer[peer] - rate
+                if left > 1e-9:
+                    self.by_peer[peer] = left
+                else:
+                    del self.by_peer[peer]

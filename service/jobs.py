@@ -24,7 +24,7 @@ from service import metrics
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import StreamHub
-from service.relay import JobFailed, is_last
+from service.relay import JobFailed
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.specs import Spec, SolveSpec
@@ -54,7 +54,7 @@ def new_job_id() -> str:
     return uuid.uuid4().hex
 
 
-def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool) -> pb.Frame:
+def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, runs: bool = False) -> pb.Frame:
     """Frame 1: what the job will do, and the board it starts from."""
     info = pb.JobInfo(
         givens=spec.givens,
@@ -76,6 +76,7 @@ def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool) 
                 fps=spec.fps,
                 steps_per_frame=spec.steps_per_frame,
                 unpaced=pacing_unpaced,
+                runs=runs and not pacing_unpaced,
             )
         )
     return pb.Frame(seq=1, job_id=spec.job_id, cursor=-1, board=spec.board, counters=pb.Counters(), job=info)
@@ -128,11 +129,11 @@ class Jobs:
     async def release_request_id(self, request_id: str) -> None:
         await self.hub.waker.delete(keys.request(request_id))
 
-    async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool) -> pb.Frame:
+    async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool, runs: bool = False) -> pb.Frame:
         """Queues the solve; returns frame 1, which is written with the job,
         so the client has its job id at once. The stream lives until the
         worker ends it (or a day, if none ever does)."""
-        first = header_frame(spec, adjustments, unpaced)
+        first = header_frame(spec, adjustments, unpaced, runs)
         await self._enqueue(
             keys.QUEUE_INTERACTIVE,
             "worker.jobs.solve",
@@ -147,16 +148,6 @@ class Jobs:
             on_failure=Callback("worker.jobs.on_solve_failure"),
         )
         return first
-
-    async def cancel(self, job_id: str) -> bool:
-        """Raises the job's cancel flag; False when the job already ended."""
-        last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
-        if not last:
-            raise LookupError(job_id)
-        if is_last(last[0][1]):
-            return False
-        await self.hub.waker.set(keys.cancel(job_id), 1, ex=self.settings.stream_ttl_s + 3600)
-        return True
 
     async def run(self, func: str, spec: Spec | list[dict[str, Any]], queue_name: str, time_limit_ms: int) -> Any:
         """Queues a unary job and returns its result (or raises JobFailed)."""

@@ -15,16 +15,16 @@ import time
 from dataclasses import dataclass
 
 import grpc
+from grpc._cython import cygrpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
 from redis import Redis
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
-from service import decoding, metrics, relay, security, validate
-from service.admission import UNPACED_RATE, FrameBudget, Saturated
+from service import decoding, metrics, reflection_v1, relay, security, validate
+from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter, TooMany, count_reply
 from service.many import ManyCounter
 from service.cache import ResultCache, count_key, hint_key
@@ -32,7 +32,9 @@ from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
 from service.jobs import Jobs, QueueFull, new_job_id
-from service.relay import JobFailed, Trimmed
+from service.pacing import Schedule
+from service.relay import JobFailed, Relay, Trimmed
+from service.stops import Stops
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
@@ -76,6 +78,26 @@ def hint_reply(result: dict) -> pb.HintReply:
     return pb.HintReply(**result)
 
 
+def limits(settings: Settings) -> pb.Limits:
+    return pb.Limits(
+        max_steps=settings.max_steps,
+        max_time_ms=settings.max_time_ms,
+        max_duration_ms=settings.max_duration_ms,
+        max_fps=settings.max_fps,
+        max_frames=settings.max_frames,
+        default_duration_ms=settings.default_duration_ms,
+        default_fps=settings.default_fps,
+        keyframe_every=settings.keyframe_every,
+        run_ms=settings.run_ms,
+        max_count_limit=validate.MAX_COUNT_LIMIT,
+        max_chunk=settings.max_chunk,
+        max_batch=settings.max_batch,
+        stream_ttl_s=settings.stream_ttl_s,
+        stream_idle_ms=settings.stream_idle_s * 1000,
+        max_message_bytes=settings.max_message_bytes,
+    )
+
+
 def statuses(method):
     """Maps our exceptions to gRPC statuses, for unary and streaming methods."""
 
@@ -113,25 +135,66 @@ def statuses(method):
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
-    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache):
+    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops):
         self.settings = settings
         self.jobs = jobs
         self.hub = hub
         self.cache = cache
+        self.stops = stops
         self.batches = BatchCounter(settings, jobs, cache)
         self.many = ManyCounter(settings, jobs)
-        self.frames = FrameBudget(settings.max_frame_rate)
+        self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
+    # Solve and Watch write their messages with context.write() rather than
+    # yielding them, so that a write the client does not take can be given
+    # up on (SUDOKU_STREAM_IDLE_S): a yield cannot be interrupted.
     @statuses
     async def Solve(self, request: pb.SolveRequest, context):
         spec, adjustments = validate.solve_spec(request, self.settings, new_job_id())
-        fps = spec.fps if spec.view == "search" and not request.pacing.unpaced else 0
-        rate = 0.0 if spec.view == "final" else (fps or UNPACED_RATE)
-        with self.frames.reserve(rate):  # before any job exists: refused means nothing queued
-            async for frame in self._solve(request, spec, adjustments, fps):
-                yield frame
+        search = spec.view == "search"
+        fps = spec.fps if search and not request.pacing.unpaced else 0
+        runs = bool(fps and request.pacing.runs)
+        rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
+        with self.frames.reserve(rate, context.peer()):  # before any job exists: refused means nothing queued
+            await self._solve(request, spec, adjustments, Schedule(fps, self._run_s(runs)), context)
 
-    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], fps: float):
+    def _run_s(self, runs: bool) -> float:
+        return self.settings.run_ms / 1000 if runs else 0.0
+
+    async def _send(self, context, message: pb.Frame) -> bool:
+        """Writes one message; False (and the call's status set) when the
+        client has not taken it within the idle limit."""
+        try:
+            async with asyncio.timeout(self.settings.stream_idle_s):
+                await context.write(message)
+            return True
+        except cygrpc.ExecuteBatchError:
+            # The client left while the write was under way (it cancelled,
+            # or its connection dropped): not an error, nobody to tell.
+            return False
+        except TimeoutError:
+            context.set_code(grpc.StatusCode.UNAVAILABLE)
+            context.set_details(
+                f"the stream took no frame for {self.settings.stream_idle_s} s and was closed; "
+                "resume with Watch(job_id, after_seq)"
+            )
+            return False
+
+    async def _play(self, context, job_id: str, after_seq: int, schedule: Schedule,
+                    header: pb.Frame | None = None) -> bool:
+        """Sends the job's frames after `after_seq` until the stream ends;
+        False when the client stopped taking them."""
+        async with self.stops.playing(job_id) as playback:
+            limit = await self.stops.stop_point(job_id)
+            record = functools.partial(self.stops.record, job_id)
+            stream = Relay(self.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record)
+            async for message in stream.messages():
+                if not await self._send(context, message):
+                    return False
+                await self.stops.renew(playback)
+        return True
+
+    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule, context):
         job_id = spec.job_id
         if request.request_id:
             job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
@@ -139,19 +202,21 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         first = None
         if job_id == spec.job_id:
             try:
-                first = await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
+                first = await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced, request.pacing.runs)
             except BaseException:
                 if request.request_id:
                     await asyncio.shield(self.jobs.release_request_id(request.request_id))
                 raise
         finished = False
         try:
+            after_seq = 0
             if first is not None:
-                yield first  # written with the job: no need to read it back
-            async for frame in relay.frames(self.hub, job_id, 0 if first is None else first.seq, fps):
-                yield frame
-            finished = True
-            if fps == 0 and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
+                # Written with the job: no need to read it back.
+                if not await self._send(context, first):
+                    return
+                after_seq = first.seq
+            finished = await self._play(context, job_id, after_seq, schedule)
+            if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
@@ -159,37 +224,36 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     async def _cancel_quietly(self, job_id: str) -> None:
         try:
-            await self.jobs.cancel(job_id)
+            await self.stops.cancel(job_id)
         except (LookupError, RedisError) as exc:
             log.warning("cancel on disconnect of %s failed: %s", job_id, exc)
 
     @statuses
     async def Watch(self, request: pb.WatchRequest, context):
         job_id = validate.job_id(request.job_id)
-        oldest = await relay.oldest_seq(self.hub, job_id)
-        if oldest is None:
-            raise LookupError(job_id)
-        if request.after_seq + 1 < oldest:
-            raise Trimmed(oldest)
-        last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
-        last_seq = keys.seq_of(last[0][0])
-        if request.after_seq > last_seq:
-            raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({last_seq})")
-        if request.after_seq == last_seq and relay.is_last(last[0][1]):
+        stream = await relay.job_stream(self.hub, job_id)
+        if request.after_seq + 1 < stream.oldest:
+            raise Trimmed(stream.oldest)
+        if request.after_seq > stream.last:
+            raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({stream.last})")
+        if request.after_seq == stream.last and stream.finished:
             return  # the client has seen everything
-        fps = 0.0
-        if not request.unpaced:
-            first = await relay.first_frame(self.hub, job_id)
-            if first is not None and first.job.view == pb.VIEW_SEARCH and not first.job.pacing.unpaced:
-                fps = first.job.pacing.fps
-        with self.frames.reserve(fps or UNPACED_RATE):
-            async for frame in relay.frames(self.hub, job_id, request.after_seq, fps):
-                yield frame
+        job = stream.first.job if stream.first is not None else pb.JobInfo()
+        search = job.view == pb.VIEW_SEARCH
+        fps = job.pacing.fps if search and not (request.unpaced or job.pacing.unpaced) else 0
+        runs = bool(fps and request.runs)
+        header = stream.first if request.after_seq > 0 else None
+        with self.frames.reserve(message_rate(search, fps, self.settings.run_ms if runs else 0), context.peer()):
+            await self._play(context, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header)
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):
         job_id = validate.job_id(request.job_id)
-        return pb.CancelReply(cancelled=await self.jobs.cancel(job_id))
+        return pb.CancelReply(cancelled=await self.stops.cancel(job_id))
+
+    @statuses
+    async def GetLimits(self, request: pb.GetLimitsRequest, context):
+        return limits(self.settings)
 
     @statuses
     async def Hint(self, request: pb.HintRequest, context):
@@ -238,6 +302,7 @@ class App:
     redis: AsyncRedis
     sync_redis: Redis
     enqueuer: Enqueuer
+    stops: Stops
     monitor: asyncio.Task | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -249,6 +314,7 @@ class App:
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
+        await self.stops.close()
         await self.hub.close()
         await self.redis.aclose()
         await self.enqueuer.close()
@@ -292,6 +358,7 @@ async def start(settings: Settings) -> App:
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
     sync_redis = Redis.from_url(url, health_check_interval=10)
     hub = StreamHub(url, waker=redis)
+    stops = Stops(url, redis, settings.stream_ttl_s)
     enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
     server = grpc.aio.server(
@@ -304,18 +371,17 @@ async def start(settings: Settings) -> App:
         ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
-    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache), server)
+    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache, stops), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
-    )
+    reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
+    stops.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, stops)
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
     app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")

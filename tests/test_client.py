@@ -20,6 +20,7 @@ from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
+from tests.frames_util import attached
 from tests.puzzles import ENDLESS, puzzles
 from tests.stack import ServiceThread
 
@@ -94,7 +95,7 @@ def test_watch_draws_the_search_to_the_solution(client):
 
 def test_attach_replays_a_finished_job(client):
     frames = list(client.watch(WIKIPEDIA, steps_per_frame=5, unpaced=True))
-    assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == frames[3:]
+    assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == attached(frames, 3)
 
 
 def test_pause_and_resume_continue_without_a_gap(client):

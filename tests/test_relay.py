@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sudoku.v1 import sudoku_pb2 as pb
 from client.frames import Drawing
-from tests.frames_util import draw, pairs
+from tests.frames_util import attached, draw, pairs
 from tests.puzzles import puzzles
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
@@ -80,15 +80,20 @@ def test_resuming_at_any_points_gives_the_uninterrupted_sequence(service, finish
     channel, stub = service.stub()
     got: list[pb.Frame] = []
     for cut in cuts:
-        call = stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=len(got), unpaced=True), timeout=TIMEOUT)
+        start = len(got)
+        call = stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=start, unpaced=True), timeout=TIMEOUT)
         for frame in call:
             got.append(frame)
             if len(got) % 31 == cut:
                 call.cancel()  # the connection drops here
                 break
-    got += stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=len(got), unpaced=True), timeout=TIMEOUT)
+        assert got[start:] == attached(finished_job, start)[: len(got) - start]
+    start = len(got)
+    got += stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=start, unpaced=True), timeout=TIMEOUT)
     channel.close()
-    assert got == finished_job
+    assert got[start:] == attached(finished_job, start)
+    assert [f.seq for f in got] == [f.seq for f in finished_job]
+    assert draw(got)[-1] == finished_job[-1].solution
 
 
 def test_watch_past_the_end_of_a_finished_job_is_out_of_range(stub, finished_job):
