@@ -101,9 +101,9 @@ async def board_after(hub: StreamHub, job_id: str, seq: int) -> tuple[str, pb.Fr
             frame = pb.Frame.FromString(fields[b"f"])
             since.append(frame)
             if frame.board:
-                board: list[str] = []
-                for earlier in reversed(since):
-                    apply(board, earlier)
+                board = list(frame.board)
+                for later in reversed(since[:-1]):
+                    apply(board, later)
                 newest = since[0]
                 return ("".join(board), newest) if newest.seq == seq else None
         if len(entries) < KEYFRAME_SEARCH:
