@@ -126,15 +126,11 @@ def _pacing(pacing: pb.Pacing, spec: SolveSpec, settings: Settings, adjustments:
         raise Invalid(f"pacing.steps_per_frame: must not be negative, got {pacing.steps_per_frame}")
     if pacing.duration_ms < 0:
         raise Invalid(f"pacing.duration_ms: must not be negative, got {pacing.duration_ms}")
+    spec.max_frames = settings.max_frames
     if pacing.steps_per_frame:
+        # Not a clamp of max_steps: a search longer than max_frames frames
+        # gets bigger frames instead (worker.frames.boundaries).
         spec.steps_per_frame = pacing.steps_per_frame
-        fits = spec.steps_per_frame * settings.max_frames
-        if spec.max_steps > fits:
-            adjustments.append(
-                f"max_steps clamped from {spec.max_steps} to {fits} "
-                f"({settings.max_frames} frames of {spec.steps_per_frame} steps)"
-            )
-            spec.max_steps = fits
         return
     wanted = pacing.duration_ms or settings.default_duration_ms
     spec.duration_ms = capped(wanted, settings.max_duration_ms, "pacing.duration_ms", adjustments)
