@@ -262,3 +262,19 @@ def test_reflection_v1_describes_the_service_to_a_v1_client(service):
         file_containing_symbol="grpc.reflection.v1.ServerReflection")]), timeout=TIMEOUT))
     channel.close()
     assert described[0].HasField("file_descriptor_response")
+
+
+def test_a_players_whole_grid_is_accepted_as_entries(stub):
+    """A game sends its grid as it is, givens included: a given's cell
+    holding its given is not an entry; another value there is the error."""
+    givens = WIKIPEDIA.replace("0", ".")
+    reply = stub.Hint(pb.HintRequest(givens=givens, entries=WIKIPEDIA_SOLUTION), timeout=TIMEOUT)
+    assert reply.kind == pb.HintReply.SOLVED
+    grid = WIKIPEDIA_SOLUTION[:2] + "." + WIKIPEDIA_SOLUTION[3:]  # r1c3 left for the search
+    first = solve(stub, givens, entries=grid)[0]
+    assert first.job.entries == "".join("." if g != "." or c == 2 else s
+                                        for c, (g, s) in enumerate(zip(givens, WIKIPEDIA_SOLUTION)))
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Hint(pb.HintRequest(givens=givens, entries="6" + WIKIPEDIA_SOLUTION[1:]), timeout=TIMEOUT)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "cell r1c1 holds the given 5, not 6" in err.value.details()
