@@ -181,11 +181,11 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             return False
 
     async def _play(self, context, job_id: str, after_seq: int, schedule: Schedule,
-                    header: pb.Frame | None = None) -> bool:
+                    header: pb.Frame | None = None, search: bool = True) -> bool:
         """Sends the job's frames after `after_seq` until the stream ends;
         False when the client stopped taking them."""
-        async with self.stops.playing(job_id) as playback:
-            limit = await self.stops.stop_point(job_id)
+        async with self.stops.playing(job_id, counted=search) as playback:
+            limit = await self.stops.stop_point(playback)
             record = functools.partial(self.stops.record, job_id)
             stream = Relay(self.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record)
             async for message in stream.messages():
@@ -215,7 +215,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 if not await self._send(context, first):
                     return
                 after_seq = first.seq
-            finished = await self._play(context, job_id, after_seq, schedule)
+            finished = await self._play(context, job_id, after_seq, schedule, search=spec.view == "search")
             if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
         finally:
@@ -244,7 +244,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         runs = bool(fps and request.runs)
         header = stream.first if request.after_seq > 0 else None
         with self.frames.reserve(message_rate(search, fps, self.settings.run_ms if runs else 0), context.peer()):
-            await self._play(context, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header)
+            await self._play(context, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header, search)
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):

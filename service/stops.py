@@ -56,8 +56,10 @@ return 1
 class Playback:
     """One open frame stream of a job in this process."""
 
-    def __init__(self, job_id: str):
+    def __init__(self, job_id: str, counted: bool):
         self.job_id = job_id
+        self.counted = counted  # entered in the job's playbacks set
+        self.cancel_record: dict[bytes, bytes] = {}  # keys.cancel(job_id) when the stream opened
         self.token = uuid.uuid4().hex
         # A future rather than an Event: asyncio.wait() on it costs no task.
         self.stopped: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -122,9 +124,11 @@ class Stops:
             playback.stop()
 
     @asynccontextmanager
-    async def playing(self, job_id: str) -> AsyncIterator[Playback]:
-        """A stream of `job_id` is open for the duration of the block."""
-        playback = Playback(job_id)
+    async def playing(self, job_id: str, counted: bool = True) -> AsyncIterator[Playback]:
+        """A stream of `job_id` is open for the duration of the block. Only
+        a `counted` one makes Cancel report a playback still going: a stream
+        that shows the search's outcome alone ends with the search."""
+        playback = Playback(job_id, counted)
         self.open.setdefault(job_id, set()).add(playback)
         try:
             await self._enter(playback)
@@ -135,18 +139,22 @@ class Stops:
                 here.discard(playback)
                 if not here:
                     del self.open[job_id]
-            await asyncio.shield(self._leave(playback))
+            if counted:
+                await asyncio.shield(self._leave(playback))
 
     async def _enter(self, playback: Playback) -> None:
+        """Counts the playback and reads the job's cancel record, in one round trip."""
         key = keys.playbacks(playback.job_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(key, {playback.token: time.time() + STALE_AFTER_S})
-            pipe.expire(key, STALE_AFTER_S)
-            await pipe.execute()
+            if playback.counted:
+                pipe.zadd(key, {playback.token: time.time() + STALE_AFTER_S})
+                pipe.expire(key, STALE_AFTER_S)
+            pipe.hgetall(keys.cancel(playback.job_id))
+            playback.cancel_record = (await pipe.execute())[-1]
 
     async def renew(self, playback: Playback) -> None:
         """Keeps a long playback counted (call it now and then)."""
-        if time.monotonic() >= playback.renew_at:
+        if playback.counted and time.monotonic() >= playback.renew_at:
             playback.renew_at = time.monotonic() + RENEW_EVERY_S
             await self._enter(playback)
 
@@ -178,18 +186,18 @@ class Stops:
         self._stop_here(job_id)  # no need to wait for the follower here
         return True
 
-    async def stop_point(self, job_id: str) -> int | None:
+    async def stop_point(self, playback: Playback) -> int | None:
         """Where a stream opened now must stop: the furthest seq a stream
         open at the job's cancel had sent; None if the job was not cancelled
         (or no stream was open then: the search's own last frame ends it)."""
-        record = await self.redis.hgetall(keys.cancel(job_id))
+        record = playback.cancel_record
         if not record:
             return None
         if b"seq" not in record:
             wait = float(record[b"at"]) + SETTLE_S - time.time()
             if wait > 0:
                 await asyncio.sleep(wait)
-                record = await self.redis.hgetall(keys.cancel(job_id))
+                record = await self.redis.hgetall(keys.cancel(playback.job_id))
         return int(record[b"seq"]) if b"seq" in record else None
 
     async def record(self, job_id: str, seq: int) -> None:

@@ -3,6 +3,8 @@
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
 from service.config import Settings
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
@@ -27,3 +29,9 @@ def test_a_bad_number_in_the_environment_is_a_clear_error():
         assert "SUDOKU_WORKERS='lots'" in str(exc)
     else:
         raise AssertionError("expected SystemExit")
+
+
+def test_the_step_ceiling_keeps_counters_exact_in_javascript():
+    with pytest.raises(SystemExit, match=r"SUDOKU_MAX_STEPS=9007199254740992: must be 1 to 9007199254740991"):
+        Settings.from_env({"SUDOKU_MAX_STEPS": str(2**53)})
+    assert Settings.from_env({"SUDOKU_MAX_STEPS": str(2**53 - 1)}).max_steps == 2**53 - 1
