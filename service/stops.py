@@ -77,8 +77,9 @@ class Playback:
 class Stops:
     def __init__(self, url: str, redis: Redis, ttl_s: int):
         self.redis = redis  # the shared pool: short commands
-        # Its own connection, meant to block (as the hub's shards).
-        self.follower = Redis.from_url(url, socket_timeout=None, single_connection_client=True)
+        # Its own connection, blocked in XREAD most of the time (as the hub's
+        # shards); the timeout only notices a Redis that stopped answering.
+        self.follower = Redis.from_url(url, socket_timeout=BLOCK_MS / 1000 + 5, single_connection_client=True)
         self.ttl_s = ttl_s
         self.open: dict[str, set[Playback]] = {}
         self.task: asyncio.Task | None = None
