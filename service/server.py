@@ -79,23 +79,9 @@ def hint_reply(result: dict) -> pb.HintReply:
 
 
 def limits(settings: Settings) -> pb.Limits:
-    return pb.Limits(
-        max_steps=settings.max_steps,
-        max_time_ms=settings.max_time_ms,
-        max_duration_ms=settings.max_duration_ms,
-        max_fps=settings.max_fps,
-        max_frames=settings.max_frames,
-        default_duration_ms=settings.default_duration_ms,
-        default_fps=settings.default_fps,
-        keyframe_every=settings.keyframe_every,
-        run_ms=settings.run_ms,
-        max_count_limit=validate.MAX_COUNT_LIMIT,
-        max_chunk=settings.max_chunk,
-        max_batch=settings.max_batch,
-        stream_ttl_s=settings.stream_ttl_s,
-        stream_idle_ms=settings.stream_idle_s * 1000,
-        max_message_bytes=settings.max_message_bytes,
-    )
+    """GetLimits' reply: the settings of the same names, and two that are not settings."""
+    same = {f.name: getattr(settings, f.name) for f in pb.Limits.DESCRIPTOR.fields if hasattr(settings, f.name)}
+    return pb.Limits(**same, max_count_limit=validate.MAX_COUNT_LIMIT, stream_idle_ms=settings.stream_idle_s * 1000)
 
 
 def statuses(method):
