@@ -1,8 +1,8 @@
 """Frames for phones: sizes, fan-out and memory. Run by hand, prints figures.
 
     python bench/frames.py                  # everything below
-    python bench/frames.py --phones 1000    # only the phones: 1,000 watchers at 30 fps
-    python bench/frames.py --phones 1000 --no-runs   # the same, one frame a message
+    python bench/frames.py --phones 1000    # only the phones: 1,000 watchers at 30 fps,
+                                            # one frame a message, then in runs
 
   - phones: N watchers of a finished job (10 s at 30 fps, 300 frames each)
     asking for 30 fps, spread over 4 client processes (so the client is not
@@ -194,7 +194,6 @@ def phones(address: str, pid: int, watchers: int, runs: bool, processes: int = 4
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--phones", type=int, default=0, help="only the phones figure, with this many watchers")
-    parser.add_argument("--no-runs", action="store_true", help="phones take one frame a message")
     parser.add_argument("--client", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
@@ -202,8 +201,9 @@ def main() -> None:
         print(json.dumps(asyncio.run(phones_client(address, job_id, int(n), int(fps), runs == "1"))))
         return
     if args.phones:
-        with sudoku_server(workers=2) as (address, proc):
-            phones(address, proc.pid, args.phones, runs=not args.no_runs)
+        for runs in (False, True):  # before runs, and with them
+            with sudoku_server(workers=2) as (address, proc):
+                phones(address, proc.pid, args.phones, runs=runs)
         return
     with sudoku_server(workers=2) as (address, proc):
         with grpc.insecure_channel(address) as channel:
@@ -234,6 +234,7 @@ def main() -> None:
         held = asyncio.run(open_streams(address, paced_id, 1000, proc.pid))
         print(f"service RSS: {idle:.0f} MB idle, {held:.0f} MB with 1,000 open paced streams "
               f"({(held - idle) * 1024 / 1000:.0f} KB a stream)")
+        phones(address, proc.pid, 1000, runs=False)
         phones(address, proc.pid, 1000, runs=True)
 
 

@@ -27,8 +27,6 @@ from client.frames import split
 from client.results import SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
 
-# A client clock that has fallen this far behind its frames starts again.
-MAX_LAG_S = 1.0
 
 
 class ResumePoint:
@@ -85,8 +83,11 @@ class PlayClock:
         if not self.interval:
             return 0.0
         now = time.monotonic()
-        if self.next_due is None or now - self.next_due > MAX_LAG_S or frame.outcome:
-            self.next_due = now  # the last frame goes at once: a stop is shown when it comes
+        if self.next_due is None or now > self.next_due or frame.outcome:
+            # A frame that came late starts the clock again there, rather
+            # than the ones after it rushing to catch up; the last frame goes
+            # at once: a stop is shown when it comes.
+            self.next_due = now
         delay = max(0.0, self.next_due - now)
         self.next_due += self.interval
         return delay

@@ -402,3 +402,22 @@ def test_tls_with_a_ca_file_and_a_bearer_token(tmp_path):
             assert err.value.code == grpc.StatusCode.UNAVAILABLE
     finally:
         server.stop(0)
+
+
+def test_a_watch_in_runs_hands_out_frames_at_the_frame_rate(client):
+    """With runs the service sends about 250 ms of frames a message; the
+    stream hands them out one every 1 / fps, like a stream without runs."""
+    t0 = time.monotonic()
+    frames, handed = [], []
+    for frame in client.watch(HARD, duration=1, fps=20, runs=True, strategy="naive"):
+        frames.append(frame)
+        handed.append(time.monotonic())
+    elapsed = time.monotonic() - t0
+    assert [f.seq for f in frames] == list(range(1, 22))
+    assert not any(f.next_frames for f in frames)
+    assert 0.7 < elapsed < 4.0, elapsed  # 20 frames at 20 fps; wide: a behaviour check
+    # Frames of one message are not handed out at once but 1/20 s apart
+    # (a sleep is never shorter than asked; the last frame goes when it comes).
+    gaps = [b - a for a, b in zip(handed[1:-1], handed[2:-1])]
+    assert min(gaps) > 0.04, gaps
+    assert draw(frames)[-1] == frames[-1].solution
