@@ -118,6 +118,7 @@ async def phones_client(address: str, job_id: str, watchers: int, fps: int, runs
     channels = channels_for(address, watchers)
     stubs = [pb_grpc.SudokuStub(c) for c in channels]
     lateness: list[float] = []
+    first_ms: list[float] = []
     failed: dict[str, int] = {}
     frames = 0
 
@@ -128,12 +129,14 @@ async def phones_client(address: str, job_id: str, watchers: int, fps: int, runs
         if runs:
             request.runs = True
         first_at, first_seq = None, 0
+        opened = time.perf_counter()
         try:
             async for message in stubs[i // 100].Watch(request):
                 now = time.perf_counter()
                 for frame in [message, *getattr(message, "next_frames", ())]:
                     if first_at is None:
                         first_at, first_seq = now, frame.seq
+                        first_ms.append((now - opened) * 1000)
                     lateness.append(max(0.0, now - first_at - (frame.seq - first_seq) / fps) * 1000)
                     frames += 1
         except grpc.aio.AioRpcError as exc:
@@ -142,7 +145,7 @@ async def phones_client(address: str, job_id: str, watchers: int, fps: int, runs
     await asyncio.gather(*(watch(i) for i in range(watchers)))
     for channel in channels:
         await channel.close()
-    return {"lateness_ms": [round(x, 1) for x in lateness], "failed": failed, "frames": frames}
+    return {"lateness_ms": [round(x, 1) for x in lateness], "first_ms": first_ms, "failed": failed, "frames": frames}
 
 
 def phones(address: str, pid: int, watchers: int, runs: bool, processes: int = 4, fps: int = 30) -> None:
@@ -185,6 +188,9 @@ def phones(address: str, pid: int, watchers: int, runs: bool, processes: int = 4
         pick = lambda q: lateness[min(len(lateness) - 1, int(q * len(lateness)))]  # noqa: E731
         print(f"  frame lateness against schedule: p50 {pick(0.5):.0f} ms, p90 {pick(0.9):.0f} ms, "
               f"p99 {pick(0.99):.0f} ms, max {lateness[-1]:.0f} ms")
+        first = sorted(x for r in results for x in r["first_ms"])
+        print(f"  first frame after the call: p50 {first[len(first) // 2]:.0f} ms, "
+              f"p99 {first[min(len(first) - 1, int(0.99 * len(first)))]:.0f} ms")
     served = watchers - refused
     if served:
         print(f"  service RSS: {idle:.0f} MB idle, {peak[0]:.0f} MB at most while streaming "
