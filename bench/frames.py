@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -57,6 +58,15 @@ def rss_mb(pid: int) -> float:
     except FileNotFoundError:
         pass
     return int(subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], capture_output=True, text=True).stdout) / 1024
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds a process has used (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def sizes(stub, pacing: pb.Pacing) -> str:
@@ -164,14 +174,14 @@ def phones(address: str, pid: int, watchers: int, runs: bool, processes: int = 4
     sampler = threading.Thread(target=sample)
     sampler.start()
     share = [watchers // processes + (i < watchers % processes) for i in range(processes)]
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_s(pid)
     procs = [
         subprocess.Popen([sys.executable, __file__, "--client", address, job_id, str(n), str(fps), str(int(runs))],
                          stdout=subprocess.PIPE, text=True)
         for n in share if n
     ]
     results = [json.loads(p.communicate()[0]) for p in procs]
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, cpu_s(pid) - cpu0
     done.set()
     sampler.join()
     lateness = sorted(x for r in results for x in r["lateness_ms"])
@@ -183,7 +193,8 @@ def phones(address: str, pid: int, watchers: int, runs: bool, processes: int = 4
     refused = sum(failed.values())
     print(f"{watchers} phones at {fps} fps, {'runs of 250 ms' if runs else 'one frame a message'}, "
           f"{len(procs)} client processes: {watchers - refused} served, refused/failed: {failed or 0}; "
-          f"{frames:,} frames in {elapsed:.1f} s ({frames / elapsed:,.0f} frames/s)")
+          f"{frames:,} frames in {elapsed:.1f} s ({frames / elapsed:,.0f} frames/s); "
+          f"service CPU {cpu:.1f} s ({cpu / elapsed:.0%} of a core)")
     if lateness:
         pick = lambda q: lateness[min(len(lateness) - 1, int(q * len(lateness)))]  # noqa: E731
         print(f"  frame lateness against schedule: p50 {pick(0.5):.0f} ms, p90 {pick(0.9):.0f} ms, "
