@@ -19,9 +19,14 @@ SUDOKU_STREAM_IDLE_S, freeing their share).
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+import grpc
+from grpc._cython import cygrpc
 
 # An unpaced stream goes as fast as its client reads (one alone takes ~3,000
 # frames/s on loopback); it is counted as this many, so that by default at
@@ -54,9 +59,9 @@ class FrameBudget:
         self.by_peer: dict[str, float] = {}
 
     @contextmanager
-    def reserve(self, rate: float, peer: str) -> Iterator[None]:
-        mine = self.by_peer.get(peer, 0.0)
-        if rate and mine + rate > self.per_connection:
+    def reserve(self, rate: float, peer: str | None) -> Iterator[None]:
+        mine = self.by_peer.get(peer, 0.0) if peer is not None else 0.0
+        if rate and peer is not None and mine + rate > self.per_connection:
             raise Saturated(
                 f"this connection's streams already take {mine:.0f} of the {self.per_connection:.0f} "
                 "messages/s one connection may have; end one, or open another connection"
@@ -68,16 +73,78 @@ class FrameBudget:
             )
         self.promised += rate
         self.streams += 1
-        if rate:
+        if rate and peer is not None:
             self.by_peer[peer] = mine + rate
         try:
             yield
         finally:
             self.promised -= rate
             self.streams -= 1
-            if rate:
+            if rate and peer is not None:
                 left = self.by_peer[peer] - rate
                 if left > 1e-9:
                     self.by_peer[peer] = left
                 else:
                     del self.by_peer[peer]
+
+
+def peer(context) -> str | None:
+    """The client connection of a call, for its share; None on the HTTP
+    port (its calls count against the process's total only)."""
+    get = getattr(context, "peer", None)
+    return get() if get is not None else None
+
+
+class IdleStreams(grpc.aio.ServerInterceptor):
+    """Ends a server stream whose client takes no message for `idle_s`.
+
+    A handler that yields cannot be interrupted while gRPC waits to send
+    what it yielded (flow control: the client is not reading), so on the
+    gRPC port the servicer's stream generators are driven from here, each
+    message written with a time limit. Past it the call ends UNAVAILABLE
+    (the client sees it after the messages already sent) and the generator
+    is closed, which frees its share of the budget. Built once per method.
+    """
+
+    def __init__(self, idle_s: float):
+        self.idle_s = idle_s
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    async def intercept_service(self, continuation, details: grpc.HandlerCallDetails):
+        handler = await continuation(details)
+        if handler is None or handler.request_streaming or not handler.response_streaming:
+            return handler
+        if not inspect.isasyncgenfunction(handler.unary_stream):
+            return handler
+        known = self._wrapped.get(details.method)
+        if known is None or known[0] is not handler:
+            written = grpc.unary_stream_rpc_method_handler(
+                self._written(handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+            known = (handler, written)
+            self._wrapped[details.method] = known
+        return known[1]
+
+    def _written(self, behavior):
+        idle_s = self.idle_s
+
+        async def call(request, context):
+            messages = behavior(request, context)
+            try:
+                async for message in messages:
+                    try:
+                        async with asyncio.timeout(idle_s):
+                            await context.write(message)
+                    except cygrpc.ExecuteBatchError:
+                        return  # the client left while the write was under way: nobody to tell
+                    except TimeoutError:
+                        context.set_code(grpc.StatusCode.UNAVAILABLE)
+                        context.set_details(f"the stream took no frame for {idle_s:g} s and was closed; "
+                                            "resume with Watch(job_id, after_seq)")
+                        return
+            finally:
+                await messages.aclose()
+
+        return call

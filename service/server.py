@@ -15,15 +15,14 @@ import time
 from dataclasses import dataclass
 
 import grpc
-from grpc._cython import cygrpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from redis import Redis
-from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
-from service import decoding, metrics, reflection_v1, relay, security, validate
+from service import admission, decoding, metrics, reflection_v1, relay, security, validate, web
 from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter, TooMany, count_reply
 from service.many import ManyCounter
@@ -31,18 +30,22 @@ from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
-from service.jobs import Jobs, QueueFull, new_job_id
+from service.jobs import JobLost, Jobs, JobStuck, QueueFull, new_job_id
 from service.pacing import Schedule
 from service.relay import JobFailed, Relay, Trimmed
 from service.stops import Stops
 from service.validate import Invalid
-from sudoku import keys
+from sudoku import connections, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
 log = logging.getLogger("sudoku.service")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
+
+
+class Unavailable(Exception):
+    """A failure the client should retry (UNAVAILABLE), with a message saying why."""
 
 
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
@@ -58,6 +61,13 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
+    if isinstance(exc, JobLost):
+        return grpc.StatusCode.NOT_FOUND, (
+            f"job_id: job {exc.job_id} was lost before it ended (its Redis restarted empty); "
+            "submit the request again"
+        )
+    if isinstance(exc, (Unavailable, JobStuck)):
+        return grpc.StatusCode.UNAVAILABLE, str(exc)
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
     if isinstance(exc, Trimmed):
@@ -131,9 +141,6 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.many = ManyCounter(settings, jobs)
         self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
-    # Solve and Watch write their messages with context.write() rather than
-    # yielding them, so that a write the client does not take can be given
-    # up on (SUDOKU_STREAM_IDLE_S): a yield cannot be interrupted.
     @statuses
     async def Solve(self, request: pb.SolveRequest, context):
         spec, adjustments = validate.solve_spec(request, self.settings, new_job_id())
@@ -141,67 +148,37 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         fps = spec.fps if search and not request.pacing.unpaced else 0
         runs = bool(fps and request.pacing.runs)
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
-        with self.frames.reserve(rate, context.peer()):  # before any job exists: refused means nothing queued
-            await self._solve(request, spec, adjustments, Schedule(fps, self._run_s(runs)), context)
+        with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
+            async for message in self._solve(request, spec, adjustments, Schedule(fps, self._run_s(runs))):
+                yield message
 
     def _run_s(self, runs: bool) -> float:
         return self.settings.run_ms / 1000 if runs else 0.0
 
-    async def _send(self, context, message: pb.Frame) -> bool:
-        """Writes one message; False (and the call's status set) when the
-        client has not taken it within the idle limit."""
-        try:
-            async with asyncio.timeout(self.settings.stream_idle_s):
-                await context.write(message)
-            return True
-        except cygrpc.ExecuteBatchError:
-            # The client left while the write was under way (it cancelled,
-            # or its connection dropped): not an error, nobody to tell.
-            return False
-        except TimeoutError:
-            context.set_code(grpc.StatusCode.UNAVAILABLE)
-            context.set_details(
-                f"the stream took no frame for {self.settings.stream_idle_s} s and was closed; "
-                "resume with Watch(job_id, after_seq)"
-            )
-            return False
-
-    async def _play(self, context, job_id: str, after_seq: int, schedule: Schedule,
-                    header: pb.Frame | None = None, search: bool = True) -> bool:
-        """Sends the job's frames after `after_seq` until the stream ends;
-        False when the client stopped taking them."""
+    async def _play(self, job_id: str, after_seq: int, schedule: Schedule, header: pb.Frame | None = None,
+                    search: bool = True):
+        """The messages of the job's frames after `after_seq`, to the end of
+        the stream (its last frame, or one made here when it was cancelled)."""
         async with self.stops.playing(job_id, counted=search) as playback:
             limit = await self.stops.stop_point(playback)
             record = functools.partial(self.stops.record, job_id)
-            stream = Relay(self.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record)
+            stream = Relay(self.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record,
+                           self.jobs.alive)
             async for message in stream.messages():
-                if not await self._send(context, message):
-                    return False
+                yield message
                 await self.stops.renew(playback)
-        return True
 
-    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule, context):
-        job_id = spec.job_id
-        if request.request_id:
-            job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
+    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
         queued_at = time.monotonic()
-        first = None
-        if job_id == spec.job_id:
-            try:
-                first = await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced, request.pacing.runs)
-            except BaseException:
-                if request.request_id:
-                    await asyncio.shield(self.jobs.release_request_id(request.request_id))
-                raise
+        job_id, first = await self.jobs.start_solve(spec, adjustments, request)
         finished = False
         try:
-            after_seq = 0
             if first is not None:
-                # Written with the job: no need to read it back.
-                if not await self._send(context, first):
-                    return
-                after_seq = first.seq
-            finished = await self._play(context, job_id, after_seq, schedule, search=spec.view == "search")
+                yield first  # written with the job: no need to read it back
+            async for message in self._play(job_id, 0 if first is None else first.seq, schedule,
+                                            search=spec.view == "search"):
+                yield message
+            finished = True
             if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
         finally:
@@ -229,8 +206,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         fps = job.pacing.fps if search and not (request.unpaced or job.pacing.unpaced) else 0
         runs = bool(fps and request.runs)
         header = stream.first if request.after_seq > 0 else None
-        with self.frames.reserve(message_rate(search, fps, self.settings.run_ms if runs else 0), context.peer()):
-            await self._play(context, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header, search)
+        rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
+        with self.frames.reserve(rate, admission.peer(context)):
+            async for message in self._play(job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header, search):
+                yield message
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):
@@ -255,7 +234,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def _unary(self, func: str, spec, cache_key, time_limit_ms: int):
         """A job's result, or the cached one; a fresh result is cached."""
         key = cache_key(spec) if self.cache.enabled else None
-        result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        try:
+            result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        except JobLost as exc:  # the call holds its request: a retry queues it again
+            raise Unavailable(f"the job store lost this call's job {exc.job_id} (it restarted); retry") from None
         if key is not None and not cached:
             self.cache.put_later(key, result)
         return result
@@ -271,9 +253,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             yield reply
 
 
-HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
+HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor, and the longest a ping may take
 REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
-REDIS_WAIT_S = 10  # a command waits this long for one, then UNAVAILABLE
+REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
 
 
 @dataclass
@@ -288,8 +270,10 @@ class App:
     redis: AsyncRedis
     sync_redis: Redis
     enqueuer: Enqueuer
+    servicer: SudokuServicer
     stops: Stops
     monitor: asyncio.Task | None = None
+    http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health goes NOT_SERVING, open frame streams end
@@ -300,6 +284,8 @@ class App:
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
+        if self.http is not None:
+            await self.http.stop()
         await self.stops.close()
         await self.hub.close()
         await self.redis.aclose()
@@ -321,12 +307,17 @@ async def _set_health(health: health_aio.HealthServicer, serving: bool) -> None:
         await health.set(name, status)
 
 
-async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, serving: bool) -> None:
+async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, hub: StreamHub,
+                         serving: bool) -> None:
     """Health follows Redis: NOT_SERVING while it cannot be reached, so a
-    load balancer sends nobody here who would only get UNAVAILABLE."""
+    load balancer sends nobody here who would only get UNAVAILABLE. When it
+    stops answering, every reader waiting on a stream gets UNAVAILABLE at
+    once instead of waiting out a blocked read (clients resume with Watch)."""
     while True:
         await asyncio.sleep(HEALTH_EVERY)
         now = await _redis_ok(redis)
+        if not now and serving:
+            hub.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
         if now != serving:
             await _set_health(health, now)
             log.warning("redis %s", "is back: SERVING" if now else "cannot be reached: NOT_SERVING")
@@ -336,19 +327,20 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, s
 async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
+    web.check(settings)
     url = settings.redis_url
     # redis-py's default async pool fails a command at once (MaxConnectionsError)
     # when its 100 connections are busy, as in a burst of a thousand Watch
     # calls; this one makes the command wait its turn instead.
-    redis = AsyncRedis.from_pool(BlockingConnectionPool.from_url(  # from_pool: aclose() closes the pool too
-        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
-    sync_redis = Redis.from_url(url, health_check_interval=10)
+    redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
+    sync_redis = connections.service_sync(url)
     hub = StreamHub(url, waker=redis)
     stops = Stops(url, redis, settings.stream_ttl_s)
     enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
     server = grpc.aio.server(
-        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding()],
+        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(),
+                      admission.IdleStreams(settings.stream_idle_s)],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             ("grpc.so_reuseport", 0),
@@ -357,7 +349,8 @@ async def start(settings: Settings) -> App:
         ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
-    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache, stops), server)
+    servicer = SudokuServicer(settings, jobs, hub, cache, stops)
+    pb_grpc.add_SudokuServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
@@ -367,8 +360,14 @@ async def start(settings: Settings) -> App:
     hub.start()
     stops.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, stops)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer, stops)
+    if settings.http_listen:
+        try:
+            app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
+        except BaseException:
+            await app.stop(0)
+            raise
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
-    app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")
+    app.monitor = asyncio.create_task(_monitor_redis(health, redis, hub, serving), name="health")
     return app

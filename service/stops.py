@@ -29,7 +29,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.relay import is_last
-from sudoku import keys
+from sudoku import connections, keys
 
 log = logging.getLogger("sudoku.stops")
 
@@ -77,27 +77,33 @@ class Playback:
 class Stops:
     def __init__(self, url: str, redis: Redis, ttl_s: int):
         self.redis = redis  # the shared pool: short commands
-        # Its own connection, blocked in XREAD most of the time (as the hub's
-        # shards); the timeout only notices a Redis that stopped answering.
-        self.follower = Redis.from_url(url, socket_timeout=BLOCK_MS / 1000 + 5, single_connection_client=True)
+        # Its own connection, blocked in XREAD most of the time (as the hub's shards).
+        self.follower = connections.service_blocking(url, BLOCK_MS / 1000)
         self.ttl_s = ttl_s
         self.open: dict[str, set[Playback]] = {}
         self.task: asyncio.Task | None = None
+        self.closing = False
         self._record_max = redis.register_script(_RECORD_MAX)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._follow(), name="stops")
 
     async def close(self) -> None:
+        self.closing = True
         if self.task is not None:
+            # redis-py may swallow a cancellation that lands in a blocked
+            # read; closing the connection under it ends the read either way.
             self.task.cancel()
+            await asyncio.wait((self.task,), timeout=0.5)
+            await self.follower.aclose()
             await asyncio.gather(self.task, return_exceptions=True)
-        await self.follower.aclose()
+        else:
+            await self.follower.aclose()
 
     async def _follow(self) -> None:
         last_id = None
         failures = 0
-        while True:
+        while not self.closing:
             try:
                 if last_id is None:  # from now on: older cancels found their streams then
                     newest = await self.follower.xrevrange(keys.CANCELS, count=1)

@@ -3,6 +3,7 @@ an answer checker (Norvig's is_solution idea: check the answer, not the path).""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from sudoku.grid import is_solution_of
@@ -49,3 +50,10 @@ def all_puzzles() -> list[tuple[str, str]]:
 def is_completion(puzzle: str, solution: str) -> bool:
     """True when `solution` is a full valid grid that keeps every given."""
     return is_solution_of(solution, puzzle.replace("0", "."))
+
+
+def relabelled(puzzle: str, rng: random.Random) -> str:
+    """The same puzzle with its digits renamed: same number of solutions."""
+    digits = list("123456789")
+    rng.shuffle(digits)
+    return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)

@@ -13,8 +13,7 @@ from rq.serializers import JSONSerializer
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.puzzles import ENDLESS, puzzles
-from tests.test_batch import relabelled
+from tests.puzzles import ENDLESS, puzzles, relabelled
 from worker import engine, jobs
 
 TIMEOUT = 60

@@ -11,6 +11,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from sudoku import keys
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from client.frames import split
@@ -160,6 +161,23 @@ def test_a_retried_request_id_attaches_to_the_same_job(stub, redis):
         solve(stub, WIKIPEDIA, request_id=request_id)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "request_id" in err.value.details()
+
+
+def test_a_request_id_whose_job_has_no_stream_starts_a_fresh_job(stub, redis):
+    """The id's key names a job whose stream is gone: the stream expired
+    (SUDOKU_STREAM_TTL_S after the job ended, while the key lives longer),
+    or the claim was written by a script whose reply the service never
+    read (a Redis stall). A retry must not wait on a stream that will never
+    exist: it starts a fresh job at once."""
+    request_id = f"orphan-{uuid.uuid4().hex}"
+    request = pb.SolveRequest(board=WIKIPEDIA, request_id=request_id)
+    first = list(stub.Solve(request, timeout=TIMEOUT))
+    redis.delete(keys.frames(first[0].job_id))  # as its expiry would
+    t0 = time.monotonic()
+    again = list(stub.Solve(request, timeout=TIMEOUT))
+    assert time.monotonic() - t0 < 5
+    assert again[0].job_id != first[0].job_id and again[-1].outcome == pb.SOLVED
+    assert list(stub.Solve(request, timeout=TIMEOUT))[0].job_id == again[0].job_id  # the fresh job is the id's now
 
 
 def test_hint_names_a_next_move(stub):

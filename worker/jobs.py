@@ -7,8 +7,6 @@ writes its frames to the job's Redis stream (stream.py) as it goes.
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from typing import Any
 
@@ -27,11 +25,13 @@ from worker.frames import (
     finish,
     search_frame,
 )
+from worker.attempt import Attempt
 from worker.stream import FrameSink, write_error
 
-# Steps between looks at the clock and the cancel flag while measuring a
-# search: about 20 ms of C at full speed, so Cancel and the time limit are
-# honoured well within a second without a Redis round trip per step.
+# Steps between looks at the clock, the cancel flag and the fence while
+# measuring a search: milliseconds of C (bench/engine.py gives the rate), so
+# Cancel and the time limit are honoured well within a second without a
+# Redis round trip per step.
 MEASURE_SLICE = 400_000
 
 OUTCOMES = {
@@ -42,20 +42,11 @@ OUTCOMES = {
 }
 
 
-# Test-only: with SUDOKU_TEST_HOOKS=1 in a worker's environment, a solve
-# with this seed kills its worker, every time: the poison job of
-# tests/test_faults.py. Without the variable the seed is an ordinary seed.
-POISON_SEED = 0xDEAD_BEEF
-
-
 def solve(spec: dict[str, Any]) -> dict[str, Any]:
     """RQ job: run one solve and stream its frames."""
     job = get_current_job()
     assert job is not None, "solve runs inside an RQ job"
-    solve_spec = SolveSpec.from_dict(spec)
-    if solve_spec.seed == POISON_SEED and os.environ.get("SUDOKU_TEST_HOOKS") == "1":
-        os.kill(os.getpid(), signal.SIGKILL)
-    return SolveRun(job.connection, solve_spec).execute()
+    return SolveRun(Attempt.of(job), SolveSpec.from_dict(spec)).execute()
 
 
 def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
@@ -75,16 +66,17 @@ def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> 
 class SolveRun:
     """One attempt at a solve job: measure the search, then frame it."""
 
-    def __init__(self, redis: Redis, spec: SolveSpec):
-        self.redis = redis
+    def __init__(self, attempt: Attempt, spec: SolveSpec):
+        self.attempt = attempt
+        self.redis = attempt.redis
         self.spec = spec
-        self.sink = FrameSink(
-            redis, spec.job_id, spec.stream_maxlen, spec.stream_ttl_s, first_seq=FIRST_WORKER_SEQ
-        )
+        self.sink = FrameSink(attempt, spec.stream_maxlen, spec.stream_ttl_s, first_seq=FIRST_WORKER_SEQ)
         self.plan_key = keys.plan(spec.job_id)
 
     def execute(self) -> dict[str, Any]:
-        started = self._started_at()
+        # The time limit counts from this attempt's start: an attempt that
+        # takes over from a stalled one gets the whole of it.
+        started = time.monotonic()
         total, outcome = self._known_plan()
         if total is None:
             stepper = self._new_stepper()
@@ -122,31 +114,23 @@ class SolveRun:
             max_steps=spec.max_steps or None,
         )
 
-    def _started_at(self) -> float:
-        # A retried job keeps the first attempt's clock and search length, so
-        # its time limit is not reset and its frames are cut the same way.
-        with self.redis.pipeline() as pipe:
-            pipe.hsetnx(self.plan_key, "started", repr(time.time()))
-            pipe.hget(self.plan_key, "started")
-            pipe.expire(self.plan_key, self.spec.stream_ttl_s + self.spec.time_limit_ms // 1000 + 60)
-            _, started, _ = pipe.execute()
-        return float(started)
-
     def _measure(self, stepper, started: float) -> str:
-        """Runs the search to its end; returns how it ended."""
+        """Runs the search to its end; returns how it ended. The length and
+        outcome are kept for a retry, which then cuts the same frames."""
         deadline = started + self.spec.time_limit_ms / 1000
         outcome = "gave_up"
         while stepper.status == "running":
-            if self.redis.exists(keys.cancel(self.spec.job_id)):
+            if self.attempt.cancelled():
                 outcome = "cancelled"
                 break
-            if time.time() >= deadline:
+            if time.monotonic() >= deadline:
                 break
             stepper.skip(MEASURE_SLICE)
         else:
             outcome = stepper.status
         if outcome != "cancelled":
-            self.redis.hset(self.plan_key, mapping={"total": stepper.steps, "outcome": outcome})
+            ttl = self.spec.stream_ttl_s + self.spec.time_limit_ms // 1000 + 60
+            self.attempt.set_plan(ttl, total=stepper.steps, outcome=outcome)
         return outcome
 
     def _final_frame(self, stepper, outcome: str) -> None:

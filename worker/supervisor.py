@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -72,18 +71,6 @@ class Supervisor:
                 slot.proc = None
             if slot.proc is None and now >= slot.restart_at:
                 self._spawn(slot)
-
-    def check_in_background(self, every: float = 0.25) -> threading.Thread:
-        """Runs check() from a thread until stop(), for callers with no loop of their own."""
-
-        def loop() -> None:
-            while not self.stopping:
-                self.check()
-                time.sleep(every)
-
-        thread = threading.Thread(target=loop, name="supervisor", daemon=True)
-        thread.start()
-        return thread
 
     def stop(self, timeout: float = 10.0) -> None:
         """Warm shutdown (each finishes its job), then SIGKILL at `timeout`."""
