@@ -94,10 +94,11 @@ class SudokuServicer:
         frames after `after_seq`: nothing missed, nothing repeated. The first
         frame is complete enough to draw from (see WatchRequest.after_seq).
 
-        A player's buttons map onto Watch and Cancel: pause is ending the call
-        (or no longer reading; the job goes on), resume is Watch(job_id, the
-        last seq drawn), reset (play again from the start) is Watch(job_id, 0),
-        and stop is Cancel.
+        A player's buttons map onto Watch: stop (pause) is ending the call (the
+        job goes on), resume is Watch(job_id, the last seq drawn), reset (play
+        again from the start) is Watch(job_id, 0). Cancel ends the job and its
+        playback for good, for every watcher: a Watch after it, resume or reset,
+        plays up to the point where it stopped and ends CANCELLED there.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
