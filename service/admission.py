@@ -145,6 +145,7 @@ class IdleStreams(grpc.aio.ServerInterceptor):
                                             "resume with Watch(job_id, after_seq)")
                         return
             finally:
-                await messages.aclose()
+                if not messages.ag_running:  # else it is ending with the exception that ends us
+                    await messages.aclose()
 
         return call

@@ -82,6 +82,7 @@ class Stops:
         self.ttl_s = ttl_s
         self.open: dict[str, set[Playback]] = {}
         self.task: asyncio.Task | None = None
+        self.leaving: set[asyncio.Task] = set()  # playbacks being removed from Redis
         self.closing = False
         self._record_max = redis.register_script(_RECORD_MAX)
 
@@ -89,6 +90,8 @@ class Stops:
         self.task = asyncio.create_task(self._follow(), name="stops")
 
     async def close(self) -> None:
+        if self.leaving:  # streams that just ended (a stopping server cancels them) finish leaving
+            await asyncio.wait(self.leaving, timeout=1.0)
         self.closing = True
         if self.task is not None:
             # redis-py may swallow a cancellation that lands in a blocked
@@ -147,7 +150,10 @@ class Stops:
                 if not here:
                     del self.open[job_id]
             if counted:
-                await asyncio.shield(self._leave(playback))
+                leaving = asyncio.ensure_future(self._leave(playback))
+                self.leaving.add(leaving)
+                leaving.add_done_callback(self.leaving.discard)
+                await asyncio.shield(leaving)
 
     async def _enter(self, playback: Playback) -> None:
         """Counts the playback and reads the job's cancel record, in one round trip."""
