@@ -16,7 +16,7 @@ import asyncio
 import collections
 import itertools
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -157,10 +157,20 @@ class AsyncClient:
         return reply.cancelled
 
     async def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
+                   pencil_marks: Sequence[int] | None = None,
                    timeout: float | None = _DEFAULT) -> pb.HintReply:
-        """The next move and why, or which entry is wrong."""
-        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates)
+        """The next step and why, or which entry is wrong. With `pencil_marks`
+        (81 masks, bit v-1 for value v) the step continues from them and may be
+        eliminations (kind ELIMINATION); without, it is the next placement."""
+        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
+                                 pencil_marks=pencil_marks or [])
         return await self._unary(self._stub.Hint, request, timeout)
+
+    async def explain(self, board: str, *, pencil_marks: Sequence[int] | None = None,
+                      timeout: float | None = _DEFAULT) -> pb.ExplainReply:
+        """The board's whole logical solution, step by step."""
+        request = pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
+        return await self._unary(self._stub.Explain, request, timeout)
 
     async def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
                     include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:

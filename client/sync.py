@@ -19,7 +19,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -162,10 +162,20 @@ class Client:
         return self._unary(self._stub.Cancel, pb.CancelRequest(job_id=job_id), timeout).cancelled
 
     def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
+             pencil_marks: Sequence[int] | None = None,
              timeout: float | None = _DEFAULT) -> pb.HintReply:
-        """The next move and why, or which entry is wrong."""
-        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates)
+        """The next step and why, or which entry is wrong. With `pencil_marks`
+        (81 masks, bit v-1 for value v) the step continues from them and may be
+        eliminations (kind ELIMINATION); without, it is the next placement."""
+        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
+                                 pencil_marks=pencil_marks or [])
         return self._unary(self._stub.Hint, request, timeout)
+
+    def explain(self, board: str, *, pencil_marks: Sequence[int] | None = None,
+                timeout: float | None = _DEFAULT) -> pb.ExplainReply:
+        """The board's whole logical solution, step by step."""
+        request = pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
+        return self._unary(self._stub.Explain, request, timeout)
 
     def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
               include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:

@@ -30,7 +30,8 @@ def count_key(spec: CountSpec) -> str:
 
 
 def hint_key(spec: HintSpec) -> str:
-    text = f"hint|{spec.givens}|{spec.entries}|{int(spec.include_candidates)}"
+    marks = "" if spec.pencil_marks is None else ",".join(map(str, spec.pencil_marks))
+    text = f"hint|{spec.givens}|{spec.entries}|{int(spec.include_candidates)}|{marks}"
     return keys.cache(hashlib.sha256(text.encode()).hexdigest())
 
 

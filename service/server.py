@@ -198,6 +198,13 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         return hint_reply(result)
 
     @statuses
+    async def Explain(self, request: pb.ExplainRequest, context):
+        spec = validate.explain_spec(request)
+        # Not cached: a path is long, and asked for once per puzzle.
+        result = await self.jobs.run("worker.jobs.explain", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
+        return pb.ExplainReply(**result)
+
+    @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):
         spec = validate.count_spec(request, self.settings)
         return count_reply(await self._unary("worker.jobs.count", spec, count_key, spec.time_limit_ms))

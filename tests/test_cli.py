@@ -253,6 +253,32 @@ def test_hint_candidates_and_no_solution(run):
     assert run("hint", stdin="55" + "." * 79).returncode == 1
 
 
+def test_explain_prints_every_step_and_a_summary(run):
+    puzzle = puzzles("norvig_hardest")[10]
+    done = run("explain", stdin=puzzle)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "   1. pointing: r1c1-6 r1c2-6 r1c3-6"
+    assert lines[1] == "      Pointing: in box 2, 6 can only go in row 1, so 6 is not in r1c1, r1c2 or r1c3"
+    assert lines[2] == "   2. naked single: r1c1=5"
+    assert re.fullmatch(r"solved in \d+ steps; hardest: [a-z ]+ \((hard|expert|extreme)\)", lines[-1])
+    assert run("explain", stdin="55" + "." * 79).returncode == 1
+
+
+def test_hint_from_pencil_marks_in_a_file(run, tmp_path):
+    puzzle = puzzles("norvig_hardest")[10]
+    grid = run("hint", "--candidates", stdin=puzzle).stdout.splitlines()[-9:]
+    marks = tmp_path / "marks.txt"
+    marks.write_text("\n".join(grid) + "\n")
+    done = run("hint", "--pencil-marks", str(marks), stdin=puzzle)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "eliminate r1c1-6 r1c2-6 r1c3-6 (pointing)"
+    assert "pointing (medium); pattern: r1c4(6) r1c6(6) in box 2, row 1" in done.stdout
+    marks.write_text("1 2 3\n")
+    bad = run("hint", "--pencil-marks", str(marks), stdin=puzzle)
+    assert bad.returncode == 2 and "pencil marks: expected 81 cells, got 3" in bad.stderr
+
+
 def test_count_says_unique_multiple_none(run):
     unique = run("count", stdin=WIKIPEDIA)
     assert (unique.returncode, unique.stdout) == (0, "unique: 1 solution\n")

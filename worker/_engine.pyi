@@ -86,9 +86,14 @@ def logic_step(
     """The easiest logical step, or None when there is none."""
 
 def logic_path(
-    board: str, pencil_marks: list[int] | None = None, *, unique: bool = False, max_level: int = 5
+    board: str,
+    pencil_marks: list[int] | None = None,
+    *,
+    unique: bool = False,
+    max_level: int = 5,
+    until_placement: bool = False,
 ) -> list[RawStep]:
-    """Every logical step, each applied, until none is found."""
+    """Every logical step, each applied, until none is found (or the first placement)."""
 
 def grade(board: str, /) -> RawGrade:
     """Count to 2, then solve by logical steps."""

@@ -16,7 +16,7 @@ from redis import Redis
 from rq import get_current_job
 
 from sudoku import keys
-from sudoku.specs import CountManySpec, CountSpec, HintSpec, SolveSpec
+from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.frames import (
@@ -348,4 +348,12 @@ def hint(spec: dict[str, Any]) -> dict[str, Any]:
     from worker.hints import hint as make_hint
 
     s = HintSpec.from_dict(spec)
-    return make_hint(s.givens, s.entries, s.include_candidates)
+    return make_hint(s.givens, s.entries, s.include_candidates, s.pencil_marks)
+
+
+def explain(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: the whole logical solution of a board (see worker.hints.explain)."""
+    from worker.hints import explain as make_explain
+
+    s = ExplainSpec.from_dict(spec)
+    return make_explain(s.board, s.pencil_marks)

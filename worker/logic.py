@@ -101,10 +101,17 @@ def step(
 
 
 def path(
-    board: str, pencil_marks: list[int] | None = None, *, unique: bool = False, max_level: int = MAX_LEVEL
+    board: str,
+    pencil_marks: list[int] | None = None,
+    *,
+    unique: bool = False,
+    max_level: int = MAX_LEVEL,
+    until_placement: bool = False,
 ) -> list[Step]:
-    """Every step, each applied before the next is looked for, until none is found."""
-    return [_step(raw) for raw in _engine.logic_path(board, pencil_marks, unique=unique, max_level=max_level)]
+    """Every step, each applied before the next is looked for, until none is
+    found; with `until_placement`, until the first placement (the last step)."""
+    raw = _engine.logic_path(board, pencil_marks, unique=unique, max_level=max_level, until_placement=until_placement)
+    return [_step(r) for r in raw]
 
 
 def grade(board: str) -> Grade:

@@ -621,6 +621,58 @@ static PyObject *engine_count(PyObject *module, PyObject *args, PyObject *kwargs
                          PyBool_FromLong(result.complete));
 }
 
+/*
+ * Reads many boards given as one str or ASCII bytes of 81-cell boards,
+ * concatenated (count_many's and grade_many's input), into a new buffer of
+ * cell values (PyMem_Free it). ValueError names the board (from 0) and cell
+ * of the first bad character, or a length that is not whole boards.
+ */
+static uint8_t *read_packed(PyObject *boards, Py_ssize_t *count)
+{
+    Py_ssize_t length;
+    int kind;
+    const void *data;
+    if (PyBytes_Check(boards)) {
+        length = PyBytes_GET_SIZE(boards);
+        kind = PyUnicode_1BYTE_KIND;
+        data = PyBytes_AS_STRING(boards);
+    } else if (PyUnicode_Check(boards)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(boards) < 0)
+            return NULL;
+#endif
+        length = PyUnicode_GET_LENGTH(boards);
+        kind = PyUnicode_KIND(boards);
+        data = PyUnicode_DATA(boards);
+    } else {
+        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
+                     Py_TYPE(boards)->tp_name);
+        return NULL;
+    }
+    if (length % 81 != 0) {
+        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
+                     "whole number of 81-cell boards", length);
+        return NULL;
+    }
+    uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
+    if (cells == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        int value = cell_value(ch);
+        if (value < 0) {
+            bad_cell(i / 81, i % 81, ch);
+            PyMem_Free(cells);
+            return NULL;
+        }
+        cells[i] = (uint8_t)value;
+    }
+    *count = length / 81;
+    return cells;
+}
+
 PyDoc_STRVAR(count_many_doc,
 "count_many(boards, limit=2, max_steps=None, solutions=False)\n"
 "    -> tuple[list[int], bytes, str | None]\n--\n\n"
@@ -647,53 +699,20 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
     if ((limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
         as_cap(cap_obj, "max_steps", 1, &cap) < 0)
         return NULL;
-    /* bytes as they come from Redis, or a str */
-    Py_ssize_t length;
-    int kind;
-    const void *data;
-    if (PyBytes_Check(boards)) {
-        length = PyBytes_GET_SIZE(boards);
-        kind = PyUnicode_1BYTE_KIND;
-        data = PyBytes_AS_STRING(boards);
-    } else if (PyUnicode_Check(boards)) {
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(boards) < 0)
-            return NULL;
-#endif
-        length = PyUnicode_GET_LENGTH(boards);
-        kind = PyUnicode_KIND(boards);
-        data = PyUnicode_DATA(boards);
-    } else {
-        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
-                     Py_TYPE(boards)->tp_name);
+    Py_ssize_t n;
+    uint8_t *cells = read_packed(boards, &n);
+    if (cells == NULL)
         return NULL;
-    }
-    if (length % 81 != 0) {
-        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
-                     "whole number of 81-cell boards", length);
-        return NULL;
-    }
-    Py_ssize_t n = length / 81;
-    uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
     uint64_t *found = PyMem_Malloc(n ? (size_t)n * sizeof *found : 1);
     PyObject *complete = PyBytes_FromStringAndSize(NULL, n);
-    PyObject *first = want_solutions ? PyUnicode_New(length, 127) : NULL;
+    PyObject *first = want_solutions ? PyUnicode_New(n * 81, 127) : NULL;
     PyObject *counts = NULL, *result = NULL;
-    if (cells == NULL || found == NULL) {
+    if (found == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     if (complete == NULL || (want_solutions && first == NULL))
         goto done;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        int value = cell_value(ch);
-        if (value < 0) {
-            bad_cell(i / 81, i % 81, ch);
-            goto done;
-        }
-        cells[i] = (uint8_t)value;
-    }
     char *done_flags = PyBytes_AS_STRING(complete);
     Py_UCS1 *text = want_solutions ? PyUnicode_1BYTE_DATA(first) : NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -932,15 +951,21 @@ done:
 
 /* The board, pencil marks and options shared by logic_step and logic_path. */
 static int logic_args(PyObject *args, PyObject *kwargs, const char *fname, logic_board *b, int *unique,
-                      int *level)
+                      int *level, int *until_placement)
 {
-    static char *kwlist[] = {"board", "pencil_marks", "unique", "max_level", NULL};
+    static char *kwlist[] = {"board", "pencil_marks", "unique", "max_level", "until_placement", NULL};
     PyObject *board, *pencil_obj = NULL, *level_obj = NULL;
     char format[40];
-    snprintf(format, sizeof format, "O|O$pO:%s", fname);
+    snprintf(format, sizeof format, "O|O$pOp:%s", fname);
     *unique = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &board, &pencil_obj, unique, &level_obj))
+    *until_placement = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &board, &pencil_obj, unique, &level_obj,
+                                     until_placement))
         return -1;
+    if (*until_placement && strcmp(fname, "logic_path") != 0) {
+        PyErr_SetString(PyExc_TypeError, "until_placement is an argument of logic_path only");
+        return -1;
+    }
     uint8_t cells[81];
     uint16_t pencil[81];
     int have;
@@ -964,8 +989,8 @@ static PyObject *engine_logic_step(PyObject *module, PyObject *args, PyObject *k
 {
     (void)module;
     logic_board b;
-    int unique, level, found;
-    if (logic_args(args, kwargs, "logic_step", &b, &unique, &level) < 0)
+    int unique, level, found, until_placement;
+    if (logic_args(args, kwargs, "logic_step", &b, &unique, &level, &until_placement) < 0)
         return NULL;
     logic_step *s = PyMem_Malloc(sizeof *s);
     if (s == NULL)
@@ -979,17 +1004,19 @@ static PyObject *engine_logic_step(PyObject *module, PyObject *args, PyObject *k
 }
 
 PyDoc_STRVAR(logic_path_doc,
-"logic_path(board, pencil_marks=None, *, unique=False, max_level=5) -> list[tuple]\n--\n\n"
+"logic_path(board, pencil_marks=None, *, unique=False, max_level=5,\n"
+"           until_placement=False) -> list[tuple]\n--\n\n"
 "logic_step repeated, each step applied, until none is found: the whole\n"
 "logical solution path (the board is solved when its placements fill every\n"
-"blank). Arguments as logic_step.");
+"blank); with `until_placement`, until the first placement (included).\n"
+"Other arguments as logic_step.");
 
 static PyObject *engine_logic_path(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     logic_board b;
-    int unique, level;
-    if (logic_args(args, kwargs, "logic_path", &b, &unique, &level) < 0)
+    int unique, level, until_placement;
+    if (logic_args(args, kwargs, "logic_path", &b, &unique, &level, &until_placement) < 0)
         return NULL;
     /* every step removes a candidate or places a value: at most 729 */
     logic_step *steps = PyMem_Malloc(729 * sizeof *steps);
@@ -999,7 +1026,8 @@ static PyObject *engine_logic_path(PyObject *module, PyObject *args, PyObject *k
     Py_BEGIN_ALLOW_THREADS
     while (n < 729 && logic_find(&b, unique, level, &steps[n])) {
         logic_apply(&b, &steps[n]);
-        n++;
+        if (steps[n++].cell >= 0 && until_placement)
+            break;
     }
     Py_END_ALLOW_THREADS
     PyObject *path = PyList_New(n);
@@ -1077,47 +1105,15 @@ PyDoc_STRVAR(grade_many_doc,
 static PyObject *engine_grade_many(PyObject *module, PyObject *boards)
 {
     (void)module;
-    Py_ssize_t length;
-    int kind;
-    const void *data;
-    if (PyBytes_Check(boards)) {
-        length = PyBytes_GET_SIZE(boards);
-        kind = PyUnicode_1BYTE_KIND;
-        data = PyBytes_AS_STRING(boards);
-    } else if (PyUnicode_Check(boards)) {
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(boards) < 0)
-            return NULL;
-#endif
-        length = PyUnicode_GET_LENGTH(boards);
-        kind = PyUnicode_KIND(boards);
-        data = PyUnicode_DATA(boards);
-    } else {
-        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
-                     Py_TYPE(boards)->tp_name);
+    Py_ssize_t n;
+    uint8_t *cells = read_packed(boards, &n);
+    if (cells == NULL)
         return NULL;
-    }
-    if (length % 81 != 0) {
-        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
-                     "whole number of 81-cell boards", length);
-        return NULL;
-    }
-    Py_ssize_t n = length / 81;
-    uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
     grade_result *results = PyMem_Malloc(n ? (size_t)n * sizeof *results : 1);
     PyObject *list = NULL;
-    if (cells == NULL || results == NULL) {
+    if (results == NULL) {
         PyErr_NoMemory();
         goto done;
-    }
-    for (Py_ssize_t i = 0; i < length; i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        int value = cell_value(ch);
-        if (value < 0) {
-            bad_cell(i / 81, i % 81, ch);
-            goto done;
-        }
-        cells[i] = (uint8_t)value;
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++)

@@ -1,0 +1,138 @@
+"""The `sudoku` subcommands of the human solver: explain (and the step lines
+`hint` prints), grade and generate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from google.protobuf import json_format
+
+from client.boards import InputError
+from sudoku.grid import UNITS, cell_name
+from sudoku.v1 import sudoku_pb2 as pb
+
+EXPLAIN_HELP = """\
+input: FILE or stdin, one puzzle (nine lines of nine, or one line of 81).
+stdout: every step of its logical solution, in order: the technique, what
+it places or removes, and the sentence a player can follow; then a summary.
+
+example:
+  $ sudoku explain puzzle.txt
+    1. pointing: r1c1-6 r1c2-6 r1c3-6
+       Pointing: in box 2, 6 can only go in row 1, so 6 is not in r1c1, r1c2 or r1c3
+    2. naked single: r1c1=5
+  ...
+  solved in 101 steps; hardest: forcing net (extreme)"""
+
+
+SINGLES = (pb.Step.FULL_HOUSE, pb.Step.NAKED_SINGLE, pb.Step.HIDDEN_SINGLE)
+
+
+def technique_name(technique: int) -> str:
+    return pb.Step.Technique.Name(technique).replace("_", " ").lower()
+
+
+def level_name(level: int) -> str:
+    return pb.Level.Name(level).lower() if level else "ungraded"
+
+
+def effect(step: pb.Step) -> str:
+    """"r1c1=5", or the eliminations as "r1c1-6 r1c2-6"."""
+    if step.HasField("placement"):
+        return f"{cell_name(step.placement.cell)}={step.placement.value}"
+    return " ".join(f"{cell_name(e.cell)}-{e.value}" for e in step.eliminations)
+
+
+def pattern_line(step: pb.Step) -> str:
+    """The pattern to highlight: its candidates by group, its units."""
+    groups: dict[int, list[str]] = {}
+    for p in step.pattern:
+        groups.setdefault(p.group, []).append(f"{cell_name(p.cell)}({p.value})")
+    parts = [" ".join(items) for _, items in sorted(groups.items())]
+    text = "pattern: " + " | ".join(parts)
+    if step.units:
+        text += " in " + ", ".join(str(UNITS[_unit_number(u)]) for u in step.units)
+    return text
+
+
+def _unit_number(unit: pb.Unit) -> int:
+    return (unit.kind - 1) * 9 + unit.index - 1
+
+
+def step_lines(step: pb.Step, number: int | None = None) -> list[str]:
+    head = f"{technique_name(step.technique)}: {effect(step)}"
+    if number is not None:
+        head = f"{number:4}. {head}"
+    lines = [head]
+    if step.technique not in SINGLES:
+        indent = "      " if number is not None else ""
+        lines.append(indent + step.reason)
+    return lines
+
+
+def hint_step_lines(reply: pb.HintReply) -> list[str]:
+    """What `sudoku hint` adds for a logical step: the steps before, the pattern."""
+    lines = []
+    for i, before in enumerate(reply.before, 1):
+        lines.append(f"first ({i}/{len(reply.before)}): {before.reason}")
+    if reply.HasField("step") and reply.step.technique not in SINGLES:
+        lines.append(f"{technique_name(reply.step.technique)} ({level_name(reply.step.level)}); "
+                     + pattern_line(reply.step))
+    return lines
+
+
+def read_pencil_marks(text: str, source: str) -> list[int]:
+    """81 tokens, as `sudoku hint --candidates` prints them: a cell's candidate
+    digits ("137"), or "-" for none; whitespace between cells."""
+    tokens = [t for t in text.split() if not t.startswith("#")]
+    if len(tokens) != 81:
+        raise InputError(source, 1, 1, f"pencil marks: expected 81 cells, got {len(tokens)}")
+    masks = []
+    for i, token in enumerate(tokens):
+        if token == "-":
+            masks.append(0)
+            continue
+        if not token.isdigit() or "0" in token:
+            raise InputError(source, i // 9 + 1, 1,
+                             f"pencil marks: cell {cell_name(i)}: {token!r} is not digits 1-9 or '-'")
+        masks.append(sum(1 << (int(d) - 1) for d in set(token)))
+    return masks
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from client.cli import OK, UNSOLVABLE, connect, read_puzzle, read_text
+
+    board = read_puzzle(args.file)
+    marks = None
+    if args.pencil_marks:
+        marks = read_pencil_marks(*read_text(args.pencil_marks))
+    with connect(args) as client:
+        reply = client.explain(board, pencil_marks=marks)
+    if args.json:
+        print(json.dumps(json_format.MessageToDict(reply)))
+        return OK
+    for i, step in enumerate(reply.steps, 1):
+        sys.stdout.write("\n".join(step_lines(step, i)) + "\n")
+    print(summary(reply))
+    return UNSOLVABLE if reply.verdict == pb.CountReply.NONE else OK
+
+
+def summary(reply: pb.ExplainReply) -> str:
+    if reply.verdict == pb.CountReply.NONE:
+        return "unsolvable: the puzzle has no solution"
+    hardest = max(reply.steps, key=lambda s: (s.level, s.technique), default=None)
+    text = f"{'solved' if reply.solved else 'stuck'} in {len(reply.steps)} steps"
+    if hardest is not None:
+        text += f"; hardest: {technique_name(hardest.technique)} ({level_name(hardest.level)})"
+    if reply.verdict == pb.CountReply.MULTIPLE:
+        text += "; the puzzle has more than one solution, so logic alone cannot finish it"
+    return text
+
+
+def add_explain_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", metavar="FILE", help="the puzzle (default: stdin)")
+    parser.add_argument("--pencil-marks", metavar="FILE",
+                        help="start from these pencil marks (81 cells as `hint --candidates` prints them)")
+    parser.add_argument("--json", action="store_true", help="print the reply as JSON")
