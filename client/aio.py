@@ -34,7 +34,7 @@ from client.connection import (
 )
 from client.errors import SudokuError
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk
+from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk, graded
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 
@@ -197,6 +197,20 @@ class AsyncClient:
         )
         answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
         return _batch(self, "CountMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout)
+
+
+    async def grade(self, board: str, *, timeout: float | None = _DEFAULT) -> pb.GradeReply:
+        """How hard the puzzle is for a person; see Client.grade."""
+        return await self._unary(self._stub.Grade, pb.GradeRequest(board=board), timeout)
+
+    async def grade_many(self, boards: Iterable[str] | AsyncIterable[str], *, chunk: int = 1000,
+                         window: int = 4, timeout: float | None = None) -> AsyncIterator[pb.GradeReply]:
+        """Grades every board, `chunk` a message; see Client.grade_many."""
+        make = lambda item: pb.GradeManyRequest(boards=item[1])  # noqa: E731
+        answer = lambda _, item, reply, address: graded(item[0], item[1], reply, address)  # noqa: E731
+        async for grades in _batch(self, "GradeMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout):
+            for grade in grades:
+                yield grade
 
 
 class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):

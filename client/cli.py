@@ -41,6 +41,7 @@ examples:
   sudoku watch --compare --duration 10s hard.txt
   sudoku hint board.txt                   the givens, then the player's board
   sudoku explain puzzle.txt               every logical step to the solution
+  sudoku grade puzzles.txt                level and score of each puzzle
   sudoku count --limit 2 puzzle.txt
   sudoku batch puzzles.txt -o counts.csv
 
@@ -342,6 +343,8 @@ example:
 
     cli_logic.add_explain_parser(sub(subparsers, "explain", "The whole logical solution of a puzzle, step by step.",
                                      cli_logic.EXPLAIN_HELP, common, cli_logic.cmd_explain))
+    cli_logic.add_grade_parser(sub(subparsers, "grade", "How hard puzzles are for a person: level and score.",
+                                   cli_logic.GRADE_HELP, common, cli_logic.cmd_grade))
 
     count = sub(subparsers, "count", "Count a puzzle's solutions up to a limit (2: is it unique?).", """\
 exit code: 0 when counted (unique, multiple), 1 when there is no solution,

@@ -9,7 +9,7 @@ import sys
 
 from google.protobuf import json_format
 
-from client.boards import InputError
+from client.boards import InputError, read_boards
 from sudoku.grid import UNITS, cell_name
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -136,3 +136,52 @@ def add_explain_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pencil-marks", metavar="FILE",
                         help="start from these pencil marks (81 cells as `hint --candidates` prints them)")
     parser.add_argument("--json", action="store_true", help="print the reply as JSON")
+
+
+GRADE_HELP = """\
+input: FILE or stdin, one puzzle or many (each nine lines of nine, or one
+line of 81).
+stdout: for one puzzle, its level, score, hardest technique and the steps of
+each technique; for many, one line each: puzzle,level,score,hardest.
+
+example:
+  $ sudoku grade puzzle.txt
+  hard: score 1128, hardest xy wing, 54 steps
+  naked single 20, hidden single 18, full house 9, pointing 4, xy wing 1, ..."""
+
+
+def grade_text(reply: pb.GradeReply) -> str:
+    if reply.verdict != pb.CountReply.UNIQUE:
+        return f"ungraded: {pb.CountReply.Verdict.Name(reply.verdict).lower()} solutions"
+    return (f"{level_name(reply.level)}: score {reply.score}, hardest {technique_name(reply.hardest)}, "
+            f"{reply.steps} steps")
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from client.cli import OK, connect, read_text
+
+    text, source = read_text(args.file)
+    boards = [b.cells for b in read_boards(text, source)]
+    if not boards:
+        raise InputError(source, 1, 1, "no puzzle")
+    with connect(args) as client:
+        if len(boards) == 1 and not args.csv:
+            reply = client.grade(boards[0])
+            if args.json:
+                print(json.dumps(json_format.MessageToDict(reply)))
+                return OK
+            print(grade_text(reply))
+            ordered = sorted(reply.techniques, key=lambda t: -t.count)
+            if ordered:
+                print(", ".join(f"{technique_name(t.technique)} {t.count}" for t in ordered))
+            return OK
+        for board, reply in zip(boards, client.grade_many(boards)):
+            level = level_name(reply.level) if not reply.error.message else "error"
+            print(f"{board},{level},{reply.score},{technique_name(reply.hardest).replace(' ', '_')}")
+    return OK
+
+
+def add_grade_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", metavar="FILE", help="the puzzle(s) (default: stdin)")
+    parser.add_argument("--csv", action="store_true", help="one CSV line even for a single puzzle")
+    parser.add_argument("--json", action="store_true", help="print the reply as JSON (one puzzle)")

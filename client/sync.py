@@ -36,7 +36,7 @@ from client.connection import (
 )
 from client.errors import SudokuError
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk
+from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk, graded
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 
@@ -216,6 +216,21 @@ class Client:
         )
         answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
         return _Batch(self, "CountMany", chunks(boards, chunk), make, answer, window, timeout).results()
+
+
+    def grade(self, board: str, *, timeout: float | None = _DEFAULT) -> pb.GradeReply:
+        """How hard the puzzle is for a person: level, score, techniques."""
+        return self._unary(self._stub.Grade, pb.GradeRequest(board=board), timeout)
+
+    def grade_many(self, boards: Iterable[str], *, chunk: int = 1000, window: int = 4,
+                   timeout: float | None = None) -> Iterator[pb.GradeReply]:
+        """Grades every board of `boards` (read lazily) through GradeMany,
+        `chunk` a message; yields one GradeReply per board, in input order,
+        `index` its position, `error` set for a board that could not be graded."""
+        make = lambda item: pb.GradeManyRequest(boards=item[1])  # noqa: E731
+        answer = lambda _, item, reply, address: graded(item[0], item[1], reply, address)  # noqa: E731
+        for grades in _Batch(self, "GradeMany", chunks(boards, chunk), make, answer, window, timeout).results():
+            yield from grades
 
 
 class FrameStream(StreamState, Iterator[pb.Frame]):

@@ -27,7 +27,8 @@ from service import decoding, metrics, relay, security, validate
 from service.admission import UNPACED_RATE, FrameBudget, Saturated
 from service.batch import BatchCounter, TooMany, count_reply
 from service.many import ManyCounter
-from service.cache import ResultCache, count_key, hint_key
+from service.cache import ResultCache, count_key, grade_key, hint_key
+from service.grading import Grader, grade_reply, grade_spec
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
@@ -120,6 +121,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.cache = cache
         self.batches = BatchCounter(settings, jobs, cache)
         self.many = ManyCounter(settings, jobs)
+        self.grader = Grader(settings, jobs)
         self.frames = FrameBudget(settings.max_frame_rate)
 
     @statuses
@@ -203,6 +205,16 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         # Not cached: a path is long, and asked for once per puzzle.
         result = await self.jobs.run("worker.jobs.explain", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
         return pb.ExplainReply(**result)
+
+    @statuses
+    async def Grade(self, request: pb.GradeRequest, context):
+        spec = grade_spec(request)
+        return grade_reply(await self._unary("worker.jobs.grade", spec, grade_key, self.settings.max_time_ms))
+
+    @statuses
+    async def GradeMany(self, request_iterator, context):
+        async for reply in self.grader.replies(request_iterator):
+            yield reply
 
     @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):

@@ -279,6 +279,17 @@ def test_hint_from_pencil_marks_in_a_file(run, tmp_path):
     assert bad.returncode == 2 and "pencil marks: expected 81 cells, got 3" in bad.stderr
 
 
+def test_grade_one_puzzle_and_many(run):
+    one = run("grade", stdin=puzzles("qqwing_easy")[0])
+    assert one.returncode == 0, one.stderr
+    assert re.fullmatch(r"easy: score \d+, hardest [a-z ]+, \d+ steps", one.stdout.splitlines()[0])
+    boards = puzzles("qqwing_intermediate")[:3] + puzzles("multi_solution_16_clue")[:1]
+    many = run("grade", stdin="\n".join(boards))
+    lines = [line.split(",") for line in many.stdout.splitlines()]
+    assert [line[0] for line in lines] == boards
+    assert [line[1] for line in lines] == ["medium"] * 3 + ["ungraded"]
+
+
 def test_count_says_unique_multiple_none(run):
     unique = run("count", stdin=WIKIPEDIA)
     assert (unique.returncode, unique.stdout) == (0, "unique: 1 solution\n")

@@ -16,7 +16,7 @@ from redis import Redis
 from rq import get_current_job
 
 from sudoku import keys
-from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, HintSpec, SolveSpec
+from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, GradeSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.frames import (
@@ -357,3 +357,13 @@ def explain(spec: dict[str, Any]) -> dict[str, Any]:
 
     s = ExplainSpec.from_dict(spec)
     return make_explain(s.board, s.pencil_marks)
+
+
+def grade(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: grade boards (81 chars each, concatenated), in one C call.
+
+    Returns {"grades": a sudoku.v1.GradeReply in protobuf JSON form per board}.
+    """
+    from worker.grades import grade_boards
+
+    return {"grades": grade_boards(GradeSpec.from_dict(spec).boards)}
