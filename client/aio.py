@@ -213,6 +213,19 @@ class AsyncClient:
                 yield grade
 
 
+    async def generate(self, level: str | int, count: int = 1, *, seed: int | None = None,
+                       symmetry: str = "none", givens: str = "",
+                       timeout: float | None = None) -> AsyncIterator[pb.GeneratedPuzzle]:
+        """New puzzles of a level; see Client.generate."""
+        request = rq.generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
+        call = self._stub.Generate(request, timeout=timeout, metadata=self.metadata)
+        try:
+            async for puzzle in call:
+                yield puzzle
+        except grpc.RpcError as err:
+            raise SudokuError.from_rpc(err, self.address) from None
+
+
 class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
     """A solve's frames, resumed with Watch after UNAVAILABLE or a dropped stream.
 

@@ -42,6 +42,7 @@ examples:
   sudoku hint board.txt                   the givens, then the player's board
   sudoku explain puzzle.txt               every logical step to the solution
   sudoku grade puzzles.txt                level and score of each puzzle
+  sudoku generate --level hard -n 100     new puzzles, one a line
   sudoku count --limit 2 puzzle.txt
   sudoku batch puzzles.txt -o counts.csv
 
@@ -345,6 +346,8 @@ example:
                                      cli_logic.EXPLAIN_HELP, common, cli_logic.cmd_explain))
     cli_logic.add_grade_parser(sub(subparsers, "grade", "How hard puzzles are for a person: level and score.",
                                    cli_logic.GRADE_HELP, common, cli_logic.cmd_grade))
+    cli_logic.add_generate_parser(sub(subparsers, "generate", "New puzzles of a level, one a line.",
+                                      cli_logic.GENERATE_HELP, common, cli_logic.cmd_generate))
 
     count = sub(subparsers, "count", "Count a puzzle's solutions up to a limit (2: is it unique?).", """\
 exit code: 0 when counted (unique, multiple), 1 when there is no solution,

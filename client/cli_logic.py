@@ -185,3 +185,46 @@ def add_grade_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE", help="the puzzle(s) (default: stdin)")
     parser.add_argument("--csv", action="store_true", help="one CSV line even for a single puzzle")
     parser.add_argument("--json", action="store_true", help="print the reply as JSON (one puzzle)")
+
+
+GENERATE_HELP = """\
+stdout: one puzzle a line (81 characters, '.' blank), as they come; with
+--solution also its solution, with --grade its level and score
+(puzzle,solution,level,score as CSV). The same --seed gives the same
+puzzles; stderr says the seed used when none was given.
+
+example:
+  $ sudoku generate --level hard -n 100 > hard.txt
+  $ sudoku generate --level expert --symmetry rotational --seed 7 --grade"""
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from client.cli import OK, connect, read_puzzle, say
+
+    givens = read_puzzle(args.givens) if args.givens else ""
+    with connect(args) as client:
+        first = True
+        for puzzle in client.generate(args.level, args.n, seed=args.seed, symmetry=args.symmetry, givens=givens,
+                                      timeout=None):
+            if first and args.seed is None:
+                say(f"seed {puzzle.seed} (--seed {puzzle.seed} makes these again)")
+            first = False
+            fields = [puzzle.puzzle]
+            if args.solution:
+                fields.append(puzzle.solution)
+            if args.grade:
+                fields += [level_name(puzzle.grade.level), str(puzzle.grade.score)]
+            print(",".join(fields), flush=args.n <= 100)
+    return OK
+
+
+def add_generate_parser(parser: argparse.ArgumentParser) -> None:
+    from client.requests import LEVELS, SYMMETRIES
+
+    parser.add_argument("--level", required=True, choices=list(LEVELS), help="the level every puzzle grades at")
+    parser.add_argument("-n", type=int, default=1, metavar="N", help="how many puzzles (default: 1)")
+    parser.add_argument("--seed", type=int, default=None, help="the same seed makes the same puzzles")
+    parser.add_argument("--symmetry", choices=list(SYMMETRIES), default="none", help="cells the givens mirror")
+    parser.add_argument("--givens", metavar="FILE", help="a board whose values every puzzle keeps")
+    parser.add_argument("--solution", action="store_true", help="also print each puzzle's solution")
+    parser.add_argument("--grade", action="store_true", help="also print each puzzle's level and score")

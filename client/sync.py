@@ -233,6 +233,18 @@ class Client:
             yield from grades
 
 
+    def generate(self, level: str | int, count: int = 1, *, seed: int | None = None, symmetry: str = "none",
+                 givens: str = "", timeout: float | None = None) -> Iterator[pb.GeneratedPuzzle]:
+        """New puzzles of `level` ("easy" .. "extreme", or a pb.Level), each
+        unique, graded, with its solution; the same seed gives the same ones."""
+        request = rq.generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
+        call = self._stub.Generate(request, timeout=timeout, metadata=self.metadata)
+        try:
+            yield from call
+        except grpc.RpcError as err:
+            raise SudokuError.from_rpc(err, self.address) from None
+
+
 class FrameStream(StreamState, Iterator[pb.Frame]):
     """A solve's frames, resumed with Watch after UNAVAILABLE or a dropped stream.
 

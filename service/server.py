@@ -28,6 +28,7 @@ from service.admission import UNPACED_RATE, FrameBudget, Saturated
 from service.batch import BatchCounter, TooMany, count_reply
 from service.many import ManyCounter
 from service.cache import ResultCache, count_key, grade_key, hint_key
+from service.generating import Generator, NoPuzzle
 from service.grading import Grader, grade_reply, grade_spec
 from service.config import Settings
 from service.enqueue import Enqueuer
@@ -55,6 +56,8 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, TooMany):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, NoPuzzle):
+        return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
     if isinstance(exc, LookupError):
@@ -122,6 +125,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.batches = BatchCounter(settings, jobs, cache)
         self.many = ManyCounter(settings, jobs)
         self.grader = Grader(settings, jobs)
+        self.generator = Generator(settings, jobs)
         self.frames = FrameBudget(settings.max_frame_rate)
 
     @statuses
@@ -215,6 +219,11 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def GradeMany(self, request_iterator, context):
         async for reply in self.grader.replies(request_iterator):
             yield reply
+
+    @statuses
+    async def Generate(self, request: pb.GenerateRequest, context):
+        async for puzzle in self.generator.puzzles(request):
+            yield puzzle
 
     @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):

@@ -290,6 +290,17 @@ def test_grade_one_puzzle_and_many(run):
     assert [line[1] for line in lines] == ["medium"] * 3 + ["ungraded"]
 
 
+def test_generate_writes_one_puzzle_a_line(run):
+    done = run("generate", "--level", "hard", "-n", "5", "--seed", "1", "--grade")
+    assert done.returncode == 0, done.stderr
+    lines = [line.split(",") for line in done.stdout.splitlines()]
+    assert len(lines) == 5 and all(len(p) == 81 and level == "hard" for p, level, _ in lines)
+    again = run("generate", "--level", "hard", "-n", "5", "--seed", "1", "--grade")
+    assert again.stdout == done.stdout
+    unseeded = run("generate", "--level", "easy")
+    assert len(unseeded.stdout.strip()) == 81 and unseeded.stderr.startswith("sudoku: seed ")
+
+
 def test_count_says_unique_multiple_none(run):
     unique = run("count", stdin=WIKIPEDIA)
     assert (unique.returncode, unique.stdout) == (0, "unique: 1 solution\n")

@@ -100,3 +100,12 @@ def grade(board: str, /) -> RawGrade:
 
 def grade_many(boards: str | bytes, /) -> list[RawGrade]:
     """grade() of each 81-cell board of `boards`, concatenated."""
+
+def generate(
+    seed: int,
+    level: int,
+    symmetry: Literal["none", "rotational", "mirror"] = "none",
+    keep: str | None = None,
+    max_attempts: int = 1000,
+) -> tuple[str, str, RawGrade, int] | None:
+    """A new puzzle graded `level` (1-5): (puzzle, solution, grade, grids tried), or None."""

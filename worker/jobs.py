@@ -16,7 +16,7 @@ from redis import Redis
 from rq import get_current_job
 
 from sudoku import keys
-from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, GradeSpec, HintSpec, SolveSpec
+from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, GenerateSpec, GradeSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.frames import (
@@ -367,3 +367,19 @@ def grade(spec: dict[str, Any]) -> dict[str, Any]:
     from worker.grades import grade_boards
 
     return {"grades": grade_boards(GradeSpec.from_dict(spec).boards)}
+
+
+def generate(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: one puzzle per seed (worker.generate).
+
+    Returns {"puzzles": GeneratedPuzzle dicts, in seed order}, or
+    {"error": why} when a seed found no puzzle of the level.
+    """
+    from worker.generate import NoPuzzle, generate as make
+
+    s = GenerateSpec.from_dict(spec)
+    keep = s.givens if s.givens.strip(".") else None
+    try:
+        return {"puzzles": [make(seed, s.level, s.symmetry, keep) for seed in s.seeds]}
+    except NoPuzzle as exc:
+        return {"error": str(exc)}

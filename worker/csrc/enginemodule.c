@@ -1,8 +1,8 @@
 /*
  * enginemodule.c: the CPython binding of the engine, `worker._engine`.
  *
- * Thin by design: the searches live in stepper.c, fastpath.c and logic.c
- * (pure C);
+ * Thin by design: the searches live in stepper.c, fastpath.c, logic.c and
+ * generate.c (pure C);
  * this file converts arguments, validates them (it is the one place that
  * does: parse_board's messages are the ones users see), releases the GIL
  * around long C calls and guards a Stepper against use by two threads.
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fastpath.h"
+#include "generate.h"
 #include "logic.h"
 #include "stepper.h"
 
@@ -1133,6 +1134,64 @@ done:
     return list;
 }
 
+
+PyDoc_STRVAR(generate_doc,
+"generate(seed, level, symmetry='none', keep=None, max_attempts=1000)\n"
+"    -> tuple[str, str, tuple, int] | None\n--\n\n"
+"A new puzzle whose grade is `level` (1 easy .. 5 extreme), one solution\n"
+"(counted), from a seed (0..2**64-1; the same arguments give the same\n"
+"puzzle): (puzzle, solution, grade as grade() gives it, grids tried), or\n"
+"None when `max_attempts` grids gave none of the level. `symmetry`:\n"
+"'none', 'rotational' or 'mirror'. `keep`: a board whose values every\n"
+"puzzle keeps; ValueError when they have no solution.");
+
+static PyObject *engine_generate(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"seed", "level", "symmetry", "keep", "max_attempts", NULL};
+    PyObject *seed_obj, *level_obj, *symmetry = NULL, *keep_obj = NULL, *attempts_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|UOO:generate", kwlist, &seed_obj, &level_obj,
+                                     &symmetry, &keep_obj, &attempts_obj))
+        return NULL;
+    uint64_t seed, level, attempts = 1000;
+    if (as_seed(seed_obj, &seed) < 0 || as_count(level_obj, "level", 1, &level) < 0 ||
+        (attempts_obj && as_count(attempts_obj, "max_attempts", 1, &attempts) < 0))
+        return NULL;
+    if (level > LOGIC_LEVELS) {
+        PyErr_Format(PyExc_ValueError, "level must be 1-%d", LOGIC_LEVELS);
+        return NULL;
+    }
+    gen_symmetry sym = GEN_SYMMETRY_NONE;
+    if (symmetry == NULL || PyUnicode_CompareWithASCIIString(symmetry, "none") == 0)
+        sym = GEN_SYMMETRY_NONE;
+    else if (PyUnicode_CompareWithASCIIString(symmetry, "rotational") == 0)
+        sym = GEN_SYMMETRY_ROTATIONAL;
+    else if (PyUnicode_CompareWithASCIIString(symmetry, "mirror") == 0)
+        sym = GEN_SYMMETRY_MIRROR;
+    else {
+        unknown_option("symmetry", symmetry, "'none', 'rotational' or 'mirror'");
+        return NULL;
+    }
+    uint8_t keep[81];
+    if (keep_obj != NULL && keep_obj != Py_None && parse_cells(keep_obj, keep) < 0)
+        return NULL;
+    gen_result r;
+    int rc;
+    uint32_t cap = attempts > UINT32_MAX ? UINT32_MAX : (uint32_t)attempts;
+    Py_BEGIN_ALLOW_THREADS
+    rc = gen_generate(seed, (int)level, sym, keep_obj != NULL && keep_obj != Py_None ? keep : NULL, cap, &r);
+    Py_END_ALLOW_THREADS
+    if (rc == GEN_NO_SOLUTION) {
+        PyErr_SetString(PyExc_ValueError, "keep: the values to keep have no solution");
+        return NULL;
+    }
+    if (rc != GEN_OK)
+        Py_RETURN_NONE;
+    grade_result g = {1, r.grade};
+    return Py_BuildValue("(NNNI)", board_str(r.puzzle), board_str(r.solution), grade_tuple(&g),
+                         (unsigned int)r.attempts);
+}
+
 /* TECHNIQUES, LEVELS and WEIGHTS: tuples indexed by technique number. */
 static int add_technique_tables(PyObject *module)
 {
@@ -1185,6 +1244,8 @@ static PyMethodDef engine_methods[] = {
      METH_VARARGS | METH_KEYWORDS, logic_path_doc},
     {"grade", engine_grade, METH_O, grade_doc},
     {"grade_many", engine_grade_many, METH_O, grade_many_doc},
+    {"generate", (PyCFunction)(void (*)(void))engine_generate,
+     METH_VARARGS | METH_KEYWORDS, generate_doc},
     {NULL, NULL, 0, NULL},
 };
 

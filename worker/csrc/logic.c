@@ -553,13 +553,17 @@ static int find_hidden_subset(const logic_board *b, int n, logic_technique t, lo
  * as positions) when `cols` is 0, else columns (rows as positions). */
 static void line_masks(const logic_board *b, int d, int cols, unsigned mask[9])
 {
-    for (int l = 0; l < 9; l++) {
-        cells_t x = b->where[d - 1] & UNIT[cols * 9 + l];
-        unsigned m = 0;
+    for (int l = 0; l < 9; l++)
+        mask[l] = 0;
+    for (int r = 0; r < 9; r++) {
+        unsigned row = (unsigned)(b->where[d - 1] >> (9 * r)) & 0x1FF;
+        if (!cols) {
+            mask[r] = row;
+            continue;
+        }
         int c;
-        FOR_CELLS(c, x)
-            m |= 1u << (cols ? row_of(c) : col_of(c));
-        mask[l] = m;
+        FOR_DIGITS(c, row)
+            mask[c - 1] |= 1u << r;
     }
 }
 
@@ -634,85 +638,114 @@ static int find_basic_fish(const logic_board *b, int n, logic_technique t, logic
  * digit goes from the cells of the cover lines in the fins' box outside the
  * base lines (they see every fin). Sashimi when a base line has a single
  * candidate besides its fins. Digits up, rows before columns, base lines in
- * combinations, fin boxes up, cover choices in lexicographic order.
+ * lexicographic combinations, fin boxes up, cover choices in lexicographic
+ * order.
  */
+typedef struct {
+    const logic_board *b;
+    int d, cols, n;
+    const unsigned *mask;   /* positions of the digit along each line */
+    int list[9], m;         /* the lines with two candidates or more */
+    int idx[4];
+    logic_technique finned, sashimi;
+    logic_step *s;
+} finned_search;
+
+/* The base lines chosen in q->idx: any fin box and cover that work. All in
+ * 9-bit masks of positions along the lines until a fish is found. Fin
+ * groups (the three positions a box spans along the lines) in order, then
+ * cover choices in lexicographic order. */
+static int finned_try(finned_search *q, unsigned all)
+{
+    int n = q->n, lines[4];
+    unsigned mk[4], base = 0;
+    for (int j = 0; j < n; j++) {
+        lines[j] = q->list[q->idx[j]];
+        mk[j] = q->mask[lines[j]];
+        base |= 1u << lines[j];
+    }
+    for (int group = 0; group < 3; group++) {
+        unsigned in_group = 7u << (3 * group), outside = 0;
+        for (int j = 0; j < n; j++)
+            outside |= mk[j] & ~in_group;
+        int need = n - bits9(outside);
+        if (need < 0)
+            continue;
+        int pool[3], pm = 0, p;
+        FOR_DIGITS(p, all & in_group & ~outside)
+            pool[pm++] = p - 1;
+        if (need > pm)
+            continue;
+        int pidx[3] = {0, 1, 2};
+        do {
+            unsigned cover = outside;
+            for (int j = 0; j < need; j++)
+                cover |= 1u << pool[pidx[j]];
+            /* fins: base candidates off the cover, all in one band of lines */
+            int band = -1, ok = 1, lone = 0;
+            for (int j = 0; j < n && ok; j++) {
+                int k = bits9(mk[j] & cover);
+                ok = k >= 1;
+                lone |= k == 1;
+                if (mk[j] & ~cover) {
+                    ok = ok && (band < 0 || band == lines[j] / 3);
+                    band = lines[j] / 3;
+                }
+            }
+            if (!ok || band < 0)
+                continue;
+            /* eliminations: cover lines in the fins' box, off the base lines */
+            unsigned out_positions = cover & in_group;
+            int any = 0;
+            for (int l = band * 3; l < band * 3 + 3 && !any; l++)
+                any = !(base >> l & 1) && (q->mask[l] & out_positions);
+            if (!any)
+                continue;
+            int box = q->cols ? group * 3 + band : band * 3 + group;
+            cells_t base_set = lines_set(base, q->cols ? 9 : 0);
+            cells_t cover_set = lines_set(cover, q->cols ? 0 : 9);
+            cells_t fins = base_set & q->b->where[q->d - 1] & ~cover_set;
+            cells_t out = cover_set & UNIT[18 + box] & ~base_set;
+            fish_step(q->b, q->s, lone ? q->sashimi : q->finned, q->d, q->cols, base, cover, fins, out);
+            return 1;
+        } while (need > 0 && next_combination(pidx, need, pm));
+    }
+    return 0;
+}
+
+/* Base line combinations in lexicographic order, pruned once their
+ * positions spread past n cover lines and one box's three (adding a line
+ * never narrows them). */
+static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
+{
+    if (depth == q->n)
+        return bits9(all) > q->n && finned_try(q, all);
+    for (int i = start; i <= q->m - (q->n - depth); i++) {
+        unsigned next = all | q->mask[q->list[i]];
+        /* outside the group of the fins' box, n cover lines at most */
+        if (bits9(next & ~0x7u) > q->n && bits9(next & ~0x38u) > q->n && bits9(next & ~0x1C0u) > q->n)
+            continue;
+        q->idx[depth] = i;
+        if (finned_dfs(q, i + 1, depth + 1, next))
+            return 1;
+    }
+    return 0;
+}
+
 static int find_finned_fish(const logic_board *b, int n, logic_technique finned,
                             logic_technique sashimi, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
-        for (int cols = 0; cols < 2; cols++) {
-            unsigned mask[9];
-            line_masks(b, d, cols, mask);
-            int list[9], m = 0;
+    unsigned mask[9];
+    finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, sashimi, s};
+    for (q.d = 1; q.d <= 9; q.d++) {
+        for (q.cols = 0; q.cols < 2; q.cols++) {
+            line_masks(b, q.d, q.cols, mask);
+            q.m = 0;
             for (int l = 0; l < 9; l++)
                 if (bits9(mask[l]) >= 2)
-                    list[m++] = l;
-            if (m < n)
-                continue;
-            int idx[4];
-            first_combination(idx, n);
-            do {
-                unsigned base = 0, all = 0;
-                for (int j = 0; j < n; j++) {
-                    base |= 1u << list[idx[j]];
-                    all |= mask[list[idx[j]]];
-                }
-                if (bits9(all) <= n)
-                    continue; /* a basic fish, or degenerate */
-                cells_t base_set = lines_set(base, cols ? 9 : 0);
-                cells_t cand_set = base_set & b->where[d - 1];
-                for (int box = 0; box < 9; box++) {
-                    /* the fins' box spans three positions along the base
-                     * lines; outside them the candidates fill at most n */
-                    int group = cols ? box / 3 : box % 3;
-                    if (bits9(all & ~(7u << (3 * group))) > n)
-                        continue;
-                    cells_t in_box = cand_set & UNIT[18 + box];
-                    if (!in_box)
-                        continue;
-                    /* positions (along the base lines) of the candidates outside the box */
-                    unsigned outside = 0, box_positions = 0;
-                    int c;
-                    FOR_CELLS(c, cand_set & ~UNIT[18 + box])
-                        outside |= 1u << (cols ? row_of(c) : col_of(c));
-                    if (bits9(outside) > n)
-                        continue;
-                    /* the box's three positions along the base lines */
-                    int first = cols ? (box / 3) * 3 : (box % 3) * 3;
-                    box_positions = 7u << first;
-                    unsigned extra_pool = all & box_positions & ~outside;
-                    int need = n - bits9(outside);
-                    int pool[3], pm = 0, p;
-                    FOR_DIGITS(p, extra_pool)
-                        pool[pm++] = p - 1;
-                    if (need > pm)
-                        continue;
-                    int pidx[3] = {0, 1, 2};
-                    do {
-                        unsigned cover = outside;
-                        for (int j = 0; j < need; j++)
-                            cover |= 1u << pool[pidx[j]];
-                        cells_t cover_set = lines_set(cover, cols ? 0 : 9);
-                        cells_t fins = cand_set & ~cover_set;
-                        if (!fins || (fins & ~UNIT[18 + box]))
-                            continue;
-                        /* every base line keeps a candidate in the cover */
-                        int ok = 1, lone = 0;
-                        for (int j = 0; j < n; j++) {
-                            int k = popcount(cand_set & ~fins & UNIT[(cols ? 9 : 0) + list[idx[j]]]);
-                            ok &= k >= 1;
-                            lone |= k == 1;
-                        }
-                        if (!ok)
-                            continue;
-                        cells_t out = cover_set & UNIT[18 + box] & ~base_set;
-                        if (!(out & b->where[d - 1]))
-                            continue;
-                        fish_step(b, s, lone ? sashimi : finned, d, cols, base, cover, fins, out);
-                        return 1;
-                    } while (need > 0 && next_combination(pidx, need, pm));
-                }
-            } while (next_combination(idx, n, m));
+                    q.list[q.m++] = l;
+            if (q.m >= n && finned_dfs(&q, 0, 0, 0))
+                return 1;
         }
     }
     return 0;
@@ -1333,10 +1366,27 @@ typedef struct {
     uint8_t depth[STATES];
     uint16_t stamp[STATES];
     int16_t queue[STATES];
+    int8_t partner[729][3]; /* a node's conjugate in its row, column, box, or -1 */
 } chain_work;
 
+/* The conjugates of every candidate, looked up once per search rather than
+ * once per link followed. */
+static void find_partners(const logic_board *b, chain_work *w)
+{
+    memset(w->partner, -1, sizeof w->partner);
+    for (int d = 1; d <= 9; d++)
+        for (int u = 0; u < 27; u++) {
+            cells_t x = b->where[d - 1] & UNIT[u];
+            if (popcount(x) != 2)
+                continue;
+            int a = first_cell(x), z = first_cell(x & (x - 1)), kind = u / 9;
+            w->partner[NODE_OF(a, d)][kind] = (int8_t)z;
+            w->partner[NODE_OF(z, d)][kind] = (int8_t)a;
+        }
+}
+
 /* Writes the states a state's links lead to; returns how many. */
-static int chain_links(const logic_board *b, const chain_rules *r, int state, int16_t *out)
+static int chain_links(const logic_board *b, const chain_rules *r, const chain_work *w, int state, int16_t *out)
 {
     int node = state >> 1, on = state & 1, c = node / 9, d = node % 9 + 1, n = 0;
     if (!on) {
@@ -1344,7 +1394,7 @@ static int chain_links(const logic_board *b, const chain_rules *r, int state, in
             out[n++] = (int16_t)(NODE_OF(c, low_digit(b->cand[c] & ~(1u << (d - 1)))) * 2 + 1);
         if (r->strong & VIA_UNIT)
             for (int k = 0; k < 3; k++) {
-                int o = conjugate(b, unit_of(c, k), d, c);
+                int o = w->partner[node][k];
                 if (o >= 0)
                     out[n++] = (int16_t)(NODE_OF(o, d) * 2 + 1);
             }
@@ -1381,6 +1431,7 @@ static void chain_search(const logic_board *b, const chain_rules *r, chain_work 
     int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
     uint16_t stamp = 0;
     memset(w->stamp, 0, sizeof w->stamp);
+    find_partners(b, w);
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c]) {
@@ -1398,7 +1449,7 @@ static void chain_search(const logic_board *b, const chain_rules *r, chain_work 
                 if (nodes > limit)
                     break;
                 int16_t next[32];
-                int k = chain_links(b, r, st, next);
+                int k = chain_links(b, r, w, st, next);
                 for (int i = 0; i < k; i++) {
                     int ns = next[i];
                     if (w->stamp[ns] == stamp)
@@ -2311,11 +2362,12 @@ static const rung LADDER[] = {
     {NULL, LOGIC_TRIAL, 0, NULL},
 };
 
-int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
+/* The ladder from rung `first` on. */
+static int find_from(const logic_board *b, int unique, int max_level, size_t first, logic_step *out)
 {
     if (b->broken || !b->blanks)
         return 0;
-    for (size_t i = 0; i < sizeof LADDER / sizeof LADDER[0]; i++) {
+    for (size_t i = first; i < sizeof LADDER / sizeof LADDER[0]; i++) {
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
@@ -2323,6 +2375,47 @@ int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
             return 1;
     }
     return 0;
+}
+
+int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
+{
+    return find_from(b, unique, max_level, 0, out);
+}
+
+/* The rungs before this one are the singles. */
+#define AFTER_SINGLES 3
+
+/* Places every naked and hidden single there is now; returns how many. */
+static int place_singles(logic_board *b)
+{
+    int placed = 0;
+    for (int c = 0; c < 81; c++)
+        if (b->cand[c] && bits9(b->cand[c]) == 1) {
+            place(b, c, low_digit(b->cand[c]));
+            placed++;
+        }
+    for (int u = 0; u < 27; u++)
+        for (int d = 1; d <= 9; d++) {
+            cells_t x = b->where[d - 1] & UNIT[u];
+            if (x && !(x & (x - 1))) {
+                place(b, first_cell(x), d);
+                placed++;
+            }
+        }
+    return placed;
+}
+
+int logic_solvable(logic_board *b, int unique, int max_level)
+{
+    logic_step s;
+    while (!b->broken && b->blanks) {
+        if (place_singles(b))
+            continue;
+        if (!find_from(b, unique, max_level, AFTER_SINGLES, &s))
+            break;
+        logic_apply(b, &s);
+    }
+    return !b->broken && !b->blanks;
 }
 
 /* ---- Grading ---- */

@@ -203,6 +203,12 @@ typedef struct {
  * no step is found; `max_level` as in logic_find. */
 void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g);
 
+/* Whether techniques up to `max_level` finish `b` (modified), as
+ * logic_solve's `solved` says, but faster: the singles are placed in
+ * batches, not one step at a time. For a quick check (a generator's); the
+ * order of the steps, and so the grade, is logic_solve's. */
+int logic_solvable(logic_board *b, int unique, int max_level);
+
 /* The technique's name in the API (sudoku.v1.Step.Technique), e.g.
  * "X_WING"; "NONE" for anything out of range. */
 const char *logic_name(logic_technique t);
