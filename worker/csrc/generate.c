@@ -173,6 +173,11 @@ static int forced(const uint8_t puzzle[81], const uint8_t grid[81], const uint8_
     return 1;
 }
 
+/* Levels from which digging checks only the count: among minimal puzzles
+ * about one in four is expert, so checking the level of every removal (a
+ * search for chains each time) costs more than grading the results. */
+#define COUNT_ONLY_FROM 4
+
 /* The puzzle has one solution and the solver finishes it with techniques up
  * to `level`. Singles to pairs cannot finish a puzzle with two solutions,
  * so below the hard level the solve alone tells. */
@@ -180,7 +185,7 @@ static int acceptable(const uint8_t puzzle[81], int level)
 {
     if (level >= 3 && !unique(puzzle))
         return 0;
-    if (level >= LOGIC_LEVELS)
+    if (level >= COUNT_ONLY_FROM)
         return 1;
     logic_board b;
     if (logic_init(&b, puzzle, NULL) != LOGIC_OK)

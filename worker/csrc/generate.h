@@ -7,10 +7,10 @@
  * HOW
  * From a seed, a random full grid that keeps the given values (`keep`), then
  * givens are taken away one symmetry orbit at a time, in random order: a
- * removal stays when the puzzle still has one solution (counted) and the
- * logical solver still solves it with techniques up to the level asked for
- * (a level of 5, extreme, needs only the count). The result is graded; when
- * its level is below the one asked for, the next grid is tried. Orbits that
+ * removal stays when the puzzle still has one solution (counted) and, for
+ * the levels up to hard, the logical solver still solves it with techniques
+ * up to the level asked for. The result is graded; when its level is not
+ * the one asked for, the next grid is tried. Orbits that
  * hold a kept value are never emptied, so under symmetry the mirror cells of
  * kept values stay givens too.
  *
