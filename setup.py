@@ -24,8 +24,9 @@ setup(
     ext_modules=[
         Extension(
             "worker._engine",
-            sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/enginemodule.c"],
-            depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h"],
+            sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/logic.c", f"{CSRC}/generate.c",
+                     f"{CSRC}/enginemodule.c"],
+            depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h", f"{CSRC}/logic.h", f"{CSRC}/generate.h"],
             extra_compile_args=compile_args(),
             extra_link_args=os.environ.get("SUDOKU_LDFLAGS", "").split(),
         )

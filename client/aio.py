@@ -35,7 +35,7 @@ from client.connection import (
 )
 from client.errors import SudokuError
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk
+from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk, graded
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 
@@ -159,10 +159,20 @@ class AsyncClient:
         return reply.cancelled
 
     async def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
+                   pencil_marks: Sequence[int] | None = None,
                    timeout: float | None = _DEFAULT) -> pb.HintReply:
-        """The next move and why, or which entry is wrong."""
-        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates)
+        """The next step and why, or which entry is wrong. With `pencil_marks`
+        (81 masks, bit v-1 for value v) the step continues from them and may be
+        eliminations (kind ELIMINATION); without, it is the next placement."""
+        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
+                                 pencil_marks=pencil_marks or [])
         return await self._unary(self._stub.Hint, request, timeout)
+
+    async def explain(self, board: str, *, pencil_marks: Sequence[int] | None = None,
+                      timeout: float | None = _DEFAULT) -> pb.ExplainReply:
+        """The board's whole logical solution, step by step."""
+        request = pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
+        return await self._unary(self._stub.Explain, request, timeout)
 
     async def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
                     include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:
@@ -189,6 +199,33 @@ class AsyncClient:
         )
         answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
         return _batch(self, "CountMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout)
+
+
+    async def grade(self, board: str, *, timeout: float | None = _DEFAULT) -> pb.GradeReply:
+        """How hard the puzzle is for a person; see Client.grade."""
+        return await self._unary(self._stub.Grade, pb.GradeRequest(board=board), timeout)
+
+    async def grade_many(self, boards: Iterable[str] | AsyncIterable[str], *, chunk: int = 1000,
+                         window: int = 4, timeout: float | None = None) -> AsyncIterator[pb.GradeReply]:
+        """Grades every board, `chunk` a message; see Client.grade_many."""
+        make = lambda item: pb.GradeManyRequest(boards=item[1])  # noqa: E731
+        answer = lambda _, item, reply, address: graded(item[0], item[1], reply, address)  # noqa: E731
+        async for grades in _batch(self, "GradeMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout):
+            for grade in grades:
+                yield grade
+
+
+    async def generate(self, level: str | int, count: int = 1, *, seed: int | None = None,
+                       symmetry: str = "none", givens: str = "",
+                       timeout: float | None = None) -> AsyncIterator[pb.GeneratedPuzzle]:
+        """New puzzles of a level; see Client.generate."""
+        request = rq.generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
+        call = self._stub.Generate(request, timeout=timeout, metadata=self.metadata)
+        try:
+            async for puzzle in call:
+                yield puzzle
+        except grpc.RpcError as err:
+            raise SudokuError.from_rpc(err, self.address) from None
 
 
 class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):

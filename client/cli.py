@@ -40,6 +40,9 @@ examples:
   echo 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79 | sudoku solve
   sudoku watch --compare --duration 10s hard.txt
   sudoku hint board.txt                   the givens, then the player's board
+  sudoku explain puzzle.txt               every logical step to the solution
+  sudoku grade puzzles.txt                level and score of each puzzle
+  sudoku generate --level hard -n 100     new puzzles, one a line
   sudoku count --limit 2 puzzle.txt
   sudoku batch puzzles.txt -o counts.csv
 
@@ -174,14 +177,19 @@ def hint_input(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def hint_lines(reply: pb.HintReply) -> list[str]:
+    from client.cli_logic import effect, hint_step_lines, technique_name
+
     if reply.kind == pb.HintReply.NEXT_MOVE:
         move = reply.move
-        first = f"{cell_name(move.cell)} = {move.value} ({TECHNIQUES.get(move.technique, 'move')})"
+        how = technique_name(reply.step.technique) if reply.HasField("step") else TECHNIQUES[move.technique]
+        first = f"{cell_name(move.cell)} = {move.value} ({how})"
+    elif reply.kind == pb.HintReply.ELIMINATION:
+        first = f"eliminate {effect(reply.step)} ({technique_name(reply.step.technique)})"
     elif reply.kind == pb.HintReply.WRONG_ENTRY:
         wrong = reply.wrong
-        first = f"wrong entry: {names(wrong.cells)}"
+        first = f"wrong {'pencil marks' if wrong.pencil_marks else 'entry'}: {names(wrong.cells)}"
         if wrong.should_be:
-            first += f" should be {wrong.should_be}"
+            first += f" should {'keep' if wrong.pencil_marks else 'be'} {wrong.should_be}"
     elif reply.kind == pb.HintReply.SOLVED:
         first = "solved"
     else:
@@ -189,6 +197,7 @@ def hint_lines(reply: pb.HintReply) -> list[str]:
     lines = [first]
     if reply.reason:
         lines.append(reply.reason)
+    lines += hint_step_lines(reply)
     if reply.not_unique:
         lines.append("note: the puzzle has more than one solution; this hint follows one that fits the entries")
     return lines
@@ -204,9 +213,12 @@ def candidates_grid(masks: Sequence[int]) -> str:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
+    from client.cli_logic import read_pencil_marks
+
     givens, entries = hint_input(args)
+    marks = read_pencil_marks(*read_text(args.pencil_marks)) if args.pencil_marks else None
     with connect(args) as client:
-        reply = client.hint(givens, entries, include_candidates=args.candidates)
+        reply = client.hint(givens, entries, include_candidates=args.candidates, pencil_marks=marks)
     if args.json:
         print(json.dumps(json_format.MessageToDict(reply)))
     else:
@@ -285,7 +297,7 @@ def sub(subparsers: Any, name: str, summary: str, example: str, common: argparse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from client import cli_batch, cli_watch  # the subcommands with their own modules
+    from client import cli_batch, cli_logic, cli_watch  # the subcommands with their own modules
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Solve, watch, hint and count Sudoku puzzles with the sudoku service.",
@@ -319,7 +331,9 @@ example:
 input: FILE (or stdin) holds the givens, then optionally the player's board
 (entries), each as nine lines of nine or one line of 81. The player's board
 may repeat the givens or leave them blank. --entries reads it from another
-file instead.
+file instead. Without --pencil-marks the hint is the next placement, after
+the eliminations it needs; with them, the next step on them, which may be
+eliminations to cross out.
 
 example:
   $ sudoku hint board.txt
@@ -328,7 +342,16 @@ example:
     hint.add_argument("file", nargs="?", metavar="FILE", help="the givens (and entries) (default: stdin)")
     hint.add_argument("--entries", metavar="FILE", help="the player's board from this file")
     hint.add_argument("--candidates", action="store_true", help="also print every empty cell's candidates")
+    hint.add_argument("--pencil-marks", metavar="FILE", help="the player's pencil marks, 81 cells as --candidates "
+                      "prints them: the hint continues from them and may be eliminations")
     hint.add_argument("--json", action="store_true", help="print the reply as JSON")
+
+    cli_logic.add_explain_parser(sub(subparsers, "explain", "The whole logical solution of a puzzle, step by step.",
+                                     cli_logic.EXPLAIN_HELP, common, cli_logic.cmd_explain))
+    cli_logic.add_grade_parser(sub(subparsers, "grade", "How hard puzzles are for a person: level and score.",
+                                   cli_logic.GRADE_HELP, common, cli_logic.cmd_grade))
+    cli_logic.add_generate_parser(sub(subparsers, "generate", "New puzzles of a level, one a line.",
+                                      cli_logic.GENERATE_HELP, common, cli_logic.cmd_generate))
 
     count = sub(subparsers, "count", "Count a puzzle's solutions up to a limit (2: is it unique?).", """\
 exit code: 0 when counted (unique, multiple), 1 when there is no solution,

@@ -100,3 +100,22 @@ def count_many_request(boards: list[str], *, limit: int, max_steps: int, time_li
     else:
         request.boards.extend(boards)
     return request
+
+
+LEVELS = {"easy": pb.EASY, "medium": pb.MEDIUM, "hard": pb.HARD, "expert": pb.EXPERT, "extreme": pb.EXTREME}
+SYMMETRIES = {"none": pb.SYMMETRY_NONE, "rotational": pb.SYMMETRY_ROTATIONAL, "mirror": pb.SYMMETRY_MIRROR}
+
+
+def generate_request(level: str | int, count: int, *, seed: int | None = None, symmetry: str = "none",
+                     givens: str = "") -> pb.GenerateRequest:
+    """A GenerateRequest; ValueError for an unknown level or symmetry name."""
+    if isinstance(level, str):
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        level = LEVELS[level]
+    if symmetry not in SYMMETRIES:
+        raise ValueError(f"unknown symmetry {symmetry!r}: expected one of {', '.join(SYMMETRIES)}")
+    request = pb.GenerateRequest(level=level, count=count, symmetry=SYMMETRIES[symmetry], givens=givens)
+    if seed is not None:
+        request.seed = seed
+    return request

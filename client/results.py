@@ -127,3 +127,17 @@ def chunks(boards, size: int) -> Iterator[tuple[int, list[str]]]:
     while chunk := list(islice(source, max(1, size))):
         yield start, chunk
         start += len(chunk)
+
+
+def graded(start: int, boards: list[str], reply: pb.GradeManyReply, address: str) -> list[pb.GradeReply]:
+    """A GradeMany reply's grades, one per board, `index` counted from the
+    first board of the call; a request refused as a whole gives every board
+    its error. INTERNAL if the reply does not fit the request."""
+    if reply.HasField("error"):
+        return [pb.GradeReply(index=start + i, error=reply.error) for i in range(len(boards))]
+    if len(reply.grades) != len(boards):
+        raise SudokuError(grpc.StatusCode.INTERNAL,
+                          f"GradeMany replied with {len(reply.grades)} grades to {len(boards)} boards", address)
+    for grade in reply.grades:
+        grade.index += start
+    return list(reply.grades)

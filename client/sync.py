@@ -37,7 +37,7 @@ from client.connection import (
 )
 from client.errors import SudokuError
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk
+from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk, graded
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 
@@ -167,10 +167,20 @@ class Client:
         return self._unary(self._stub.Cancel, pb.CancelRequest(job_id=job_id), timeout).cancelled
 
     def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
+             pencil_marks: Sequence[int] | None = None,
              timeout: float | None = _DEFAULT) -> pb.HintReply:
-        """The next move and why, or which entry is wrong."""
-        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates)
+        """The next step and why, or which entry is wrong. With `pencil_marks`
+        (81 masks, bit v-1 for value v) the step continues from them and may be
+        eliminations (kind ELIMINATION); without, it is the next placement."""
+        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
+                                 pencil_marks=pencil_marks or [])
         return self._unary(self._stub.Hint, request, timeout)
+
+    def explain(self, board: str, *, pencil_marks: Sequence[int] | None = None,
+                timeout: float | None = _DEFAULT) -> pb.ExplainReply:
+        """The board's whole logical solution, step by step."""
+        request = pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
+        return self._unary(self._stub.Explain, request, timeout)
 
     def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
               include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:
@@ -211,6 +221,33 @@ class Client:
         )
         answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
         return _Batch(self, "CountMany", chunks(boards, chunk), make, answer, window, timeout).results()
+
+
+    def grade(self, board: str, *, timeout: float | None = _DEFAULT) -> pb.GradeReply:
+        """How hard the puzzle is for a person: level, score, techniques."""
+        return self._unary(self._stub.Grade, pb.GradeRequest(board=board), timeout)
+
+    def grade_many(self, boards: Iterable[str], *, chunk: int = 1000, window: int = 4,
+                   timeout: float | None = None) -> Iterator[pb.GradeReply]:
+        """Grades every board of `boards` (read lazily) through GradeMany,
+        `chunk` a message; yields one GradeReply per board, in input order,
+        `index` its position, `error` set for a board that could not be graded."""
+        make = lambda item: pb.GradeManyRequest(boards=item[1])  # noqa: E731
+        answer = lambda _, item, reply, address: graded(item[0], item[1], reply, address)  # noqa: E731
+        for grades in _Batch(self, "GradeMany", chunks(boards, chunk), make, answer, window, timeout).results():
+            yield from grades
+
+
+    def generate(self, level: str | int, count: int = 1, *, seed: int | None = None, symmetry: str = "none",
+                 givens: str = "", timeout: float | None = None) -> Iterator[pb.GeneratedPuzzle]:
+        """New puzzles of `level` ("easy" .. "extreme", or a pb.Level), each
+        unique, graded, with its solution; the same seed gives the same ones."""
+        request = rq.generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
+        call = self._stub.Generate(request, timeout=timeout, metadata=self.metadata)
+        try:
+            yield from call
+        except grpc.RpcError as err:
+            raise SudokuError.from_rpc(err, self.address) from None
 
 
 class FrameStream(StreamState, Iterator[pb.Frame]):

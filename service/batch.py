@@ -110,8 +110,11 @@ class BatchCounter:
         try:
             async for request in requests:
                 await inbox.put(request)
-        finally:
-            await inbox.put(_END)
+        except asyncio.CancelledError:
+            raise  # the call is over: nobody reads the inbox any more, so put nothing in it
+        except Exception:  # noqa: BLE001 - the requests broke off: what came is answered
+            pass
+        await inbox.put(_END)
 
     async def _group(self, inbox: asyncio.Queue, slots: asyncio.Queue, room: asyncio.Semaphore,
                      budget: CallBudget) -> None:

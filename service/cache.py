@@ -19,7 +19,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from sudoku import keys
-from sudoku.specs import CountSpec, HintSpec
+from sudoku.specs import CountSpec, GradeSpec, HintSpec
 
 log = logging.getLogger("sudoku.cache")
 
@@ -30,8 +30,13 @@ def count_key(spec: CountSpec) -> str:
 
 
 def hint_key(spec: HintSpec) -> str:
-    text = f"hint|{spec.givens}|{spec.entries}|{int(spec.include_candidates)}"
+    marks = "" if spec.pencil_marks is None else ",".join(map(str, spec.pencil_marks))
+    text = f"hint|{spec.givens}|{spec.entries}|{int(spec.include_candidates)}|{marks}"
     return keys.cache(hashlib.sha256(text.encode()).hexdigest())
+
+
+def grade_key(spec: GradeSpec) -> str:
+    return keys.cache(hashlib.sha256(f"grade|{spec.boards}".encode()).hexdigest())
 
 
 def cacheable(result: dict[str, Any]) -> bool:

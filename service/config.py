@@ -120,6 +120,13 @@ class Settings:
     # CountBatch and CountMany: worker time one call may take in all, seconds.
     max_call_work_s: int = field(default=3_600, metadata={"env": "SUDOKU_MAX_CALL_WORK_S"})
     many_job_size: int = field(default=16_384, metadata={"env": "SUDOKU_MANY_JOB_SIZE"})
+    # GradeMany: boards per request at most, and per RQ job (a hard puzzle's
+    # grade takes up to a second; an easy one's microseconds).
+    max_grade_chunk: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GRADE_CHUNK"})
+    grade_job_size: int = field(default=64, metadata={"env": "SUDOKU_GRADE_JOB_SIZE"})
+    # Generate: puzzles per call at most, and per RQ job.
+    max_generate: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GENERATE"})
+    generate_job_size: int = field(default=8, metadata={"env": "SUDOKU_GENERATE_JOB_SIZE"})
     # Identical count and hint requests within this many seconds are answered
     # from a cache (0 turns it off).
     cache_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_CACHE_TTL_S"})

@@ -37,7 +37,7 @@ REQUESTS = Counter(
 )
 ACTIVE_STREAMS = Gauge(
     "sudoku_active_streams",
-    "Open streaming calls of sudoku.v1.Sudoku (Solve, Watch, CountBatch, CountMany)",
+    "Open streaming calls of sudoku.v1.Sudoku (Solve, Watch, CountBatch, CountMany, GradeMany, Generate)",
     ["method"],
 )
 JOB_LATENCY = Histogram(

@@ -8,6 +8,7 @@ status codes a client can act on (see the proto's header comment).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
@@ -27,7 +28,9 @@ from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter, TooMany, count_reply
 from service.callbudget import BudgetSpent
 from service.many import ManyCounter
-from service.cache import ResultCache, count_key, hint_key
+from service.cache import ResultCache, count_key, grade_key, hint_key
+from service.generating import Generator, NoPuzzle
+from service.grading import Grader, grade_reply, grade_spec
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
@@ -60,6 +63,8 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, (TooMany, BudgetSpent)):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, NoPuzzle):
+        return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
     if isinstance(exc, StoreFull):
@@ -113,37 +118,65 @@ def statuses(method):
 
         @functools.wraps(method)
         async def stream(self, request, context):
-            try:
-                async for item in method(self, request, context):
-                    yield item
-            except Exception as exc:  # noqa: BLE001 - every error becomes a status
-                if isinstance(exc, grpc.aio.AbortError):
-                    raise
-                await abort(exc, context)
+            with self.calls.running():
+                try:
+                    async for item in method(self, request, context):
+                        yield item
+                except Exception as exc:  # noqa: BLE001 - every error becomes a status
+                    if isinstance(exc, grpc.aio.AbortError):
+                        raise
+                    await abort(exc, context)
 
         return stream
 
     @functools.wraps(method)
     async def unary(self, request, context):
-        try:
-            return await method(self, request, context)
-        except Exception as exc:  # noqa: BLE001
-            if isinstance(exc, grpc.aio.AbortError):
-                raise
-            await abort(exc, context)
+        with self.calls.running():
+            try:
+                return await method(self, request, context)
+            except Exception as exc:  # noqa: BLE001
+                if isinstance(exc, grpc.aio.AbortError):
+                    raise
+                await abort(exc, context)
 
     return unary
+
+
+class Calls:
+    """The tasks running the servicer's calls, so that a stopping service
+    lets the calls it cut short finish their clean-up (which uses Redis)
+    before it closes its Redis clients."""
+
+    def __init__(self) -> None:
+        self.tasks: set[asyncio.Task] = set()
+
+    @contextlib.contextmanager
+    def running(self):
+        task = asyncio.current_task()
+        self.tasks.add(task)
+        try:
+            yield
+        finally:
+            self.tasks.discard(task)
+
+    async def settle(self, timeout: float) -> None:
+        pending = {task for task in self.tasks if not task.done()}
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
     def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops):
         self.settings = settings
+        self.calls = Calls()
         self.jobs = jobs
         self.hub = hub
         self.cache = cache
         self.stops = stops
         self.batches = BatchCounter(settings, jobs, cache)
         self.many = ManyCounter(settings, jobs)
+        self.grader = Grader(settings, jobs)
+        self.generator = Generator(settings, jobs)
         self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
     @statuses
@@ -236,6 +269,28 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         return hint_reply(result)
 
     @statuses
+    async def Explain(self, request: pb.ExplainRequest, context):
+        spec = validate.explain_spec(request)
+        # Not cached: a path is long, and asked for once per puzzle.
+        result = await self.jobs.run("worker.jobs.explain", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
+        return pb.ExplainReply(**result)
+
+    @statuses
+    async def Grade(self, request: pb.GradeRequest, context):
+        spec = grade_spec(request)
+        return grade_reply(await self._unary("worker.jobs.grade", spec, grade_key, self.settings.max_time_ms))
+
+    @statuses
+    async def GradeMany(self, request_iterator, context):
+        async for reply in self.grader.replies(request_iterator):
+            yield reply
+
+    @statuses
+    async def Generate(self, request: pb.GenerateRequest, context):
+        async for puzzle in self.generator.puzzles(request):
+            yield puzzle
+
+    @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):
         spec = validate.count_spec(request, self.settings)
         return count_reply(await self._unary("worker.jobs.count", spec, count_key, spec.time_limit_ms))
@@ -300,6 +355,7 @@ class App:
         await self.server.stop(grace)
         if self.http is not None:
             await self.http.stop()
+        await self.servicer.calls.settle(grace)
         await self.servicer.many.close()
         await self.stops.close()
         await self.hub.close()

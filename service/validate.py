@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from service.config import Settings
 from service.decoding import Undecodable
 from sudoku import grid
-from sudoku.specs import CountSpec, HintSpec, SolveSpec
+from sudoku.specs import CountSpec, ExplainSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
-from worker.hints import check_entries
+from worker.hints import check_entries, check_pencil_marks
 
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -239,4 +239,21 @@ def hint_spec(request: pb.HintRequest) -> HintSpec:
         givens=givens,
         entries=entries(givens, request.entries),
         include_candidates=request.include_candidates,
+        pencil_marks=pencil_marks(request.pencil_marks),
     )
+
+
+def pencil_marks(masks) -> list[int] | None:
+    """None for none (an empty list), else 81 masks of values 1-9."""
+    if not masks:
+        return None
+    marks = list(masks)
+    try:
+        check_pencil_marks(marks)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+    return marks
+
+
+def explain_spec(request: pb.ExplainRequest) -> ExplainSpec:
+    return ExplainSpec(board=board(request.board, "board"), pencil_marks=pencil_marks(request.pencil_marks))

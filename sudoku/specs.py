@@ -81,3 +81,23 @@ class HintSpec(Spec):
     givens: str
     entries: str
     include_candidates: bool = False
+    pencil_marks: list[int] | None = None  # 81 masks, or None for the rules' candidates
+
+
+@dataclass
+class ExplainSpec(Spec):
+    board: str
+    pencil_marks: list[int] | None = None
+
+
+@dataclass
+class GradeSpec(Spec):
+    boards: str  # 81 chars a board, concatenated
+
+
+@dataclass
+class GenerateSpec(Spec):
+    level: int  # 1 easy .. 5 extreme
+    seeds: list[int]  # one puzzle per seed
+    symmetry: str  # "none" | "rotational" | "mirror"
+    givens: str  # 81 chars, '.' blank: values every puzzle keeps

@@ -264,6 +264,54 @@ def test_hint_candidates_and_no_solution(run):
     assert run("hint", stdin="55" + "." * 79).returncode == 1
 
 
+def test_explain_prints_every_step_and_a_summary(run):
+    puzzle = puzzles("norvig_hardest")[10]
+    done = run("explain", stdin=puzzle)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "   1. pointing: r1c1-6 r1c2-6 r1c3-6"
+    assert lines[1] == "      Pointing: in box 2, 6 can only go in row 1, so 6 is not in r1c1, r1c2 or r1c3"
+    assert lines[2] == "   2. naked single: r1c1=5"
+    assert re.fullmatch(r"solved in \d+ steps; hardest: [a-z ]+ \((hard|expert|extreme)\)", lines[-1])
+    assert run("explain", stdin="55" + "." * 79).returncode == 1
+
+
+def test_hint_from_pencil_marks_in_a_file(run, tmp_path):
+    puzzle = puzzles("norvig_hardest")[10]
+    grid = run("hint", "--candidates", stdin=puzzle).stdout.splitlines()[-9:]
+    marks = tmp_path / "marks.txt"
+    marks.write_text("\n".join(grid) + "\n")
+    done = run("hint", "--pencil-marks", str(marks), stdin=puzzle)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "eliminate r1c1-6 r1c2-6 r1c3-6 (pointing)"
+    assert "pointing (medium); pattern: r1c4(6) r1c6(6) in box 2, row 1" in done.stdout
+    marks.write_text("1 2 3\n")
+    bad = run("hint", "--pencil-marks", str(marks), stdin=puzzle)
+    assert bad.returncode == 2 and "pencil marks: expected 81 cells, got 3" in bad.stderr
+
+
+def test_grade_one_puzzle_and_many(run):
+    one = run("grade", stdin=puzzles("qqwing_easy")[0])
+    assert one.returncode == 0, one.stderr
+    assert re.fullmatch(r"easy: score \d+, hardest [a-z ]+, \d+ steps", one.stdout.splitlines()[0])
+    boards = puzzles("qqwing_intermediate")[:3] + puzzles("multi_solution_16_clue")[:1]
+    many = run("grade", stdin="\n".join(boards))
+    lines = [line.split(",") for line in many.stdout.splitlines()]
+    assert [line[0] for line in lines] == boards
+    assert [line[1] for line in lines] == ["medium"] * 3 + ["ungraded"]
+
+
+def test_generate_writes_one_puzzle_a_line(run):
+    done = run("generate", "--level", "hard", "-n", "5", "--seed", "1", "--grade")
+    assert done.returncode == 0, done.stderr
+    lines = [line.split(",") for line in done.stdout.splitlines()]
+    assert len(lines) == 5 and all(len(p) == 81 and level == "hard" for p, level, _ in lines)
+    again = run("generate", "--level", "hard", "-n", "5", "--seed", "1", "--grade")
+    assert again.stdout == done.stdout
+    unseeded = run("generate", "--level", "easy")
+    assert len(unseeded.stdout.strip()) == 81 and unseeded.stderr.startswith("sudoku: seed ")
+
+
 def test_count_says_unique_multiple_none(run):
     unique = run("count", stdin=WIKIPEDIA)
     assert (unique.returncode, unique.stdout) == (0, "unique: 1 solution\n")

@@ -280,6 +280,18 @@ def test_hint_and_count(client):
     assert client.count(WIKIPEDIA, limit=1, include_solution=True).solution == WIKIPEDIA_SOLUTION
 
 
+def test_hint_with_pencil_marks_and_explain(client):
+    puzzle = puzzles("norvig_hardest")[10]
+    marks = [0x1FF] * 81  # every mark on: the rules take off what the board rules out
+    step = client.hint(puzzle, pencil_marks=marks).step
+    assert step.technique == pb.Step.POINTING
+    for e in step.eliminations:
+        marks[e.cell] &= ~(1 << (e.value - 1))
+    assert client.hint(puzzle, pencil_marks=marks).move.technique == pb.Move.NAKED_SINGLE
+    explained = client.explain(puzzle)
+    assert explained.solved and explained.steps[0] == step
+
+
 def test_count_batch_keeps_input_order_and_reports_bad_boards(client):
     unique = puzzles("17_clue") + puzzles("magictour_top1465")
     good = unique + puzzles("multi_solution_16_clue")[:20] + puzzles("invalid_no_solution")[:5]
@@ -389,6 +401,10 @@ def test_the_async_client_does_the_same(service):
             assert seqs == list(range(1, len(seqs) + 1))
             assert drawing.text == drawing.solution and is_solution_of(drawing.text, HARD)
             assert (await client.hint(WIKIPEDIA)).kind == pb.HintReply.NEXT_MOVE
+            marks = [0x1FF] * 81
+            hard = puzzles("norvig_hardest")[10]
+            assert (await client.hint(hard, pencil_marks=marks)).kind == pb.HintReply.ELIMINATION
+            assert (await client.explain(hard, pencil_marks=marks)).solved
             assert (await client.count(WIKIPEDIA)).verdict == pb.CountReply.UNIQUE
             boards = puzzles("17_clue")[:200] + ["bad"]
             items = [item async for item in client.count_batch(boards, window=16)]

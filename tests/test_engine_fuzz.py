@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.puzzles import WIKIPEDIA_SOLUTION, is_completion
-from worker import reference
+from worker import logic, reference
 from worker.engine import Stepper, count, parse_board, solve
 
 FUZZ = settings(max_examples=300, deadline=None,
@@ -111,3 +111,47 @@ def test_parse_board_takes_exactly_81_cells_of_1_9_dot_or_0(text):
         assert parse_board(text) == bytes(0 if ch in ".0" else int(ch) for ch in cells)
     else:
         assert len(cells) != 81 or any(ch not in "123456789.0" for ch in cells)
+
+
+@st.composite
+def pencil_marks(draw):
+    """81 masks: sometimes any ints at all, mostly masks 0-511."""
+    if draw(st.integers(0, 5)) == 0:
+        return draw(st.lists(any_of(st.integers(-5, 2**40)), max_size=90))
+    return draw(st.lists(st.integers(0, 0x1FF), min_size=81, max_size=81))
+
+
+@FUZZ
+@given(board=boards(), marks=st.one_of(st.none(), pencil_marks()), unique=st.booleans(),
+       level=st.integers(1, 5))
+def test_the_human_solver_never_crashes_and_its_steps_are_candidates(board, marks, unique, level):
+    try:
+        step = logic.step(board, marks, unique=unique, max_level=level)
+    except (ValueError, TypeError) as error:
+        assert str(error)
+        return
+    if step is None:
+        return
+    cells = parse_board(board)
+    assert logic.LEVELS[step.technique] <= level
+    assert (step.cell >= 0) != bool(step.eliminations)
+    for c, d in step.eliminations + (((step.cell, step.digit),) if step.cell >= 0 else ()):
+        assert cells[c] == 0 and 1 <= d <= 9
+        assert marks is None or marks[c] >> (d - 1) & 1
+
+
+@FUZZ
+@given(blanks=st.lists(st.integers(0, 80), min_size=40, max_size=81), data=st.data())
+def test_steps_from_right_pencil_marks_never_remove_the_solution(blanks, data):
+    """Pencil marks that keep the solution's values, whatever else they drop: every
+    step places the solution's value or removes another."""
+    cells = list(WIKIPEDIA_SOLUTION)
+    for c in blanks:
+        cells[c] = "."
+    board = "".join(cells)
+    solution = parse_board(WIKIPEDIA_SOLUTION)
+    marks = [data.draw(st.integers(0, 0x1FF)) | 1 << (solution[c] - 1) for c in range(81)]
+    for step in logic.path(board, marks, unique=count(board)[0] == 1)[:30]:
+        if step.cell >= 0:
+            assert solution[step.cell] == step.digit
+        assert all(solution[c] != d for c, d in step.eliminations)

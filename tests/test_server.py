@@ -18,6 +18,7 @@ from client.frames import split
 from tests.frames_util import attached, draw
 from tests.puzzles import ENDLESS, WIKIPEDIA, WIKIPEDIA_SOLUTION, puzzles
 from worker import engine
+from worker.hints import candidates
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 TIMEOUT = 30
@@ -207,6 +208,41 @@ def test_hint_names_a_next_move(stub):
     assert reply.kind == pb.HintReply.NEXT_MOVE
     assert WIKIPEDIA_SOLUTION[reply.move.cell] == str(reply.move.value)
     assert reply.reason
+
+
+NO_SINGLE = puzzles("norvig_hardest")[10]  # no single at the start: eliminations come first
+
+
+def test_hint_continues_from_pencil_marks(stub):
+    marks = candidates(engine.parse_board(NO_SINGLE))
+    reply = stub.Hint(pb.HintRequest(givens=NO_SINGLE, pencil_marks=marks), timeout=TIMEOUT)
+    assert reply.kind == pb.HintReply.ELIMINATION and not reply.HasField("move")
+    assert reply.step.technique == pb.Step.POINTING and reply.step.level == pb.MEDIUM
+    assert [(e.cell, e.value) for e in reply.step.eliminations] == [(0, 6), (1, 6), (2, 6)]
+    assert [reply.step.units[0].kind, reply.step.units[1].kind] == [pb.Unit.BOX, pb.Unit.ROW]
+    assert reply.reason == reply.step.reason
+    without = stub.Hint(pb.HintRequest(givens=NO_SINGLE), timeout=TIMEOUT)
+    assert without.kind == pb.HintReply.NEXT_MOVE and without.before[0] == reply.step
+    assert (without.move.cell, without.move.technique) == (0, pb.Move.NAKED_SINGLE)
+
+
+def test_bad_pencil_marks_are_invalid_argument_naming_the_cell(stub):
+    for marks, message in (([1, 2], "pencil_marks: expected 81 masks (one per cell), got 2"),
+                           ([511] * 80 + [600], "pencil_marks: cell r9c9: 600 is not a mask of values 1-9")):
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Hint(pb.HintRequest(givens=WIKIPEDIA, pencil_marks=marks), timeout=TIMEOUT)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert err.value.details().startswith(message)
+
+
+def test_explain_gives_the_whole_logical_solution(stub):
+    reply = stub.Explain(pb.ExplainRequest(board=NO_SINGLE), timeout=TIMEOUT)
+    assert reply.solved and reply.verdict == pb.CountReply.UNIQUE
+    assert sum(s.HasField("placement") for s in reply.steps) == NO_SINGLE.count(".")
+    assert all(s.reason for s in reply.steps)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Explain(pb.ExplainRequest(board="x"), timeout=TIMEOUT)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and err.value.details().startswith("board:")
 
 
 def test_count_says_unique_multiple_and_none(stub):

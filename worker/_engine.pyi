@@ -64,3 +64,51 @@ def pack_boards(boards: list[str], /) -> bytes | None:
 
 def bad_boards(packed: bytes, /) -> list[int]:
     """Positions of the 81-byte boards of `packed` with a byte not '1'-'9', '.', '0'."""
+
+# The human solver (logic.h); worker.logic names these tuples.
+TECHNIQUES: tuple[str, ...]  # technique names by number (sudoku.v1.Step.Technique)
+LEVELS: tuple[int, ...]  # level 1-5 by technique number (0 for NONE)
+WEIGHTS: tuple[int, ...]  # score of one step by technique number
+
+# A step: (technique, variant, cell or -1, digit or 0,
+#          eliminations ((cell, digit), ...), pattern ((group, cell, digit), ...),
+#          units (0-8 rows, 9-17 columns, 18-26 boxes), digits,
+#          chain ((cell, digit, strong, on, branch), ...))
+RawStep = tuple[
+    int, int, int, int,
+    tuple[tuple[int, int], ...], tuple[tuple[int, int, int], ...],
+    tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int, int, int], ...],
+]
+# A grade: (solutions 0/1/2 or -1 unknown, solved, hardest technique, steps, score,
+#           steps per technique)
+RawGrade = tuple[int, bool, int, int, int, tuple[int, ...]]
+
+def logic_step(
+    board: str, pencil_marks: list[int] | None = None, *, unique: bool = False, max_level: int = 5
+) -> RawStep | None:
+    """The easiest logical step, or None when there is none."""
+
+def logic_path(
+    board: str,
+    pencil_marks: list[int] | None = None,
+    *,
+    unique: bool = False,
+    max_level: int = 5,
+    until_placement: bool = False,
+) -> list[RawStep]:
+    """Every logical step, each applied, until none is found (or the first placement)."""
+
+def grade(board: str, /) -> RawGrade:
+    """Count to 2, then solve by logical steps."""
+
+def grade_many(boards: str | bytes, /) -> list[RawGrade]:
+    """grade() of each 81-cell board of `boards`, concatenated."""
+
+def generate(
+    seed: int,
+    level: int,
+    symmetry: Literal["none", "rotational", "mirror"] = "none",
+    keep: str | None = None,
+    max_attempts: int = 1000,
+) -> tuple[str, str, RawGrade, int] | None:
+    """A new puzzle graded `level` (1-5): (puzzle, solution, grade, grids tried), or None."""

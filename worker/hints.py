@@ -2,21 +2,23 @@
 
 Contract
 --------
-``hint(givens, entries="", include_candidates=False) -> dict`` takes two
-boards in the API format (81 cells, '1'-'9', '.' or '0' for a blank,
-whitespace ignored; ``entries`` may be empty for none) and returns a
+``hint(givens, entries="", include_candidates=False, pencil_marks=None) -> dict``
+takes two boards in the API format (81 cells, '1'-'9', '.' or '0' for a
+blank, whitespace ignored; ``entries`` may be empty for none) and optionally
+the player's pencil marks (81 masks, bit v-1 for value v), and returns a
 ``sudoku.v1.HintReply`` in protobuf JSON form, for
 ``json_format.ParseDict(reply, HintReply())``: proto field names, enums by
 name, and only the fields that apply (no ``not_unique: false``, no
-``should_be: 0``). ``move`` always has ``cell``, even 0 (r1c1), which
-protobuf's own printer would leave out; nothing else differs from
-``MessageToDict(..., preserving_proto_field_name=True)``.
+``should_be: 0``, no ``cell: 0`` in a step). ``move`` always has ``cell``,
+even 0 (r1c1), which protobuf's own printer would leave out; nothing else
+differs from ``MessageToDict(..., preserving_proto_field_name=True)``.
 
 Bad input raises ValueError with a message naming the field and the cell:
 ``"givens: cell r3c7: ..."`` (the engine's parse message behind the field
 name) or ``"entries: cell r1c2 holds the given 7, not 3"`` (`check_entries`;
-the service checks the same before queueing). A player's whole grid may be
-sent as the entries: a given's cell holding its own given is not an entry.
+the service checks the same before queueing; a player's whole grid may be
+sent as the entries: a given's cell holding its own given is not an entry),
+or ``"pencil_marks: ..."`` (`check_pencil_marks`, likewise).
 
 The reply, checked in this order
 --------------------------------
@@ -35,14 +37,23 @@ The reply, checked in this order
    bisecting on the entries kept); ``should_be`` is its value in a solution
    that keeps those earlier entries. For a unique puzzle the two rules pick
    the same entry.
-5. A full board: SOLVED.
-6. Otherwise NEXT_MOVE: the naked single of lowest cell index; else a hidden
-   single, units searched box 1-9, then row 1-9, then column 1-9 (the box is
-   what a person scans first), lowest value first within a unit, with
-   ``move.unit``; else FROM_SOLUTION at the cell with the fewest candidates
-   (lowest index on a tie), which narrows the board most.
+5. Pencil marks (unique puzzle only) that leave out a blank cell's value in
+   the solution: WRONG_ENTRY with ``wrong.pencil_marks``, the first such
+   cell in reading order, ``should_be`` its value.
+6. A full board: SOLVED.
+7. Otherwise the easiest logical step (worker.logic; uniqueness techniques
+   only for a unique puzzle), with ``step`` (technique, pattern, effect and
+   its sentence, which is also ``reason``). With pencil marks it is the next
+   step on them: NEXT_MOVE for a placement, ELIMINATION for eliminations.
+   Without, the steps are followed from the rules' candidates up to the
+   first placement, NEXT_MOVE, the eliminations before it in ``before``.
+   ``move.technique`` is NAKED_SINGLE for a naked single or full house,
+   HIDDEN_SINGLE (with ``move.unit``) for a hidden single, LOGICAL_STEP
+   otherwise. When no step is found (a puzzle with several solutions),
+   FROM_SOLUTION at the cell with the fewest candidates (lowest index on a
+   tie), which narrows the board most.
 
-``not_unique`` is set on the replies of steps 4-6 when the givens have two
+``not_unique`` is set on the replies of steps 4-7 when the givens have two
 or more solutions; the solution used is then the engine's first solution of
 givens plus entries. Steps 1-2 are rule checks and do not count solutions.
 """
@@ -51,18 +62,16 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sudoku.grid import BOXES, COLUMNS, ROWS, UNITS, UNITS_OF, Unit, cell_name, to_string
-from worker import engine
+from sudoku.grid import UNITS, UNITS_OF, Unit, cell_name, to_string
+from worker import engine, logic
+from worker.sentences import reason as step_reason
 
 ALL_VALUES = 0x1FF  # bit v-1 set means value v may go in the cell
 
 # The indices into UNITS of each cell's row, column and box, for mask lookups.
 _UNIT_IDS = tuple(tuple(UNITS.index(u) for u in UNITS_OF[c]) for c in range(81))
 
-# Hidden singles are looked for in boxes first: see the module docstring.
-_HIDDEN_SINGLE_ORDER = BOXES + ROWS + COLUMNS
-
-FROM_SOLUTION_REASON = "no single is available; from the solution"
+FROM_SOLUTION_REASON = "no logical step is available (the puzzle has several solutions); from the solution"
 NO_SOLUTION_REASON = "the givens have no solution, though no two of them break a rule"
 
 
@@ -75,11 +84,15 @@ class Clash(NamedTuple):
     unit: Unit
 
 
-def hint(givens: str, entries: str = "", include_candidates: bool = False) -> dict[str, Any]:
+def hint(
+    givens: str, entries: str = "", include_candidates: bool = False, pencil_marks: list[int] | None = None
+) -> dict[str, Any]:
     """The HintReply, in protobuf JSON form, for a player's board (see the module docstring)."""
     given_cells = _parse("givens", givens)
     entry_cells = _parse("entries", entries) if entries.strip() else bytes(81)
     entry_cells = check_entries(given_cells, entry_cells)
+    if pencil_marks is not None:
+        check_pencil_marks(pencil_marks)
     board = given_cells
     if any(entry_cells):
         board = bytes(g or e for g, e in zip(given_cells, entry_cells))
@@ -87,9 +100,34 @@ def hint(givens: str, entries: str = "", include_candidates: bool = False) -> di
     if broken:
         reply = _judge_clashes(_clashes(board), given_cells)
     else:
-        reply = _judge_search(givens, given_cells, entry_cells, board, held)
+        reply = _judge_search(givens, given_cells, entry_cells, board, held, pencil_marks)
     if include_candidates:
-        reply["candidates"] = _candidates(board, held)
+        masks = _candidates(board, held)
+        if pencil_marks is not None:
+            masks = [m & p for m, p in zip(masks, pencil_marks)]
+        reply["candidates"] = masks
+    return reply
+
+
+def explain(board: str, pencil_marks: list[int] | None = None) -> dict[str, Any]:
+    """An ExplainReply in protobuf JSON form: every logical step of the board's
+    solution, each with its sentence. Uniqueness techniques only for a board
+    with one solution; the steps stop where no technique applies."""
+    cells = _parse("board", board)
+    if pencil_marks is not None:
+        check_pencil_marks(pencil_marks)
+    found, complete = engine.count(board, limit=2)
+    verdict = "MULTIPLE" if found >= 2 else ("UNIQUE" if found else "NONE") if complete else "UNKNOWN"
+    steps = logic.path(board, pencil_marks, unique=verdict == "UNIQUE") if found else []
+    filled = sum(1 for s in steps if s.is_placement)
+    out: list[dict[str, Any]] = []
+    eliminated = pencil_marks is not None  # until then the candidates are the rules'
+    for s in steps:
+        out.append(step_json(s, by_rules=not eliminated))
+        eliminated = eliminated or not s.is_placement
+    reply: dict[str, Any] = {"steps": out, "verdict": verdict}
+    if found and filled == cells.count(0):
+        reply["solved"] = True
     return reply
 
 
@@ -102,6 +140,17 @@ def check_entries(given_cells: bytes, entry_cells: bytes) -> bytes:
             # Worded as service/validate.py words it, so a client sees one message either way.
             raise ValueError(f"entries: cell {cell_name(cell)} holds the given {g}, not {e}")
     return bytes(0 if g else e for g, e in zip(given_cells, entry_cells))
+
+
+def check_pencil_marks(masks: list[int]) -> None:
+    """Raise ValueError unless `masks` is 81 masks of values 1-9 (ints 0-511)."""
+    if len(masks) != 81:
+        raise ValueError(f"pencil_marks: expected 81 masks (one per cell), got {len(masks)}")
+    for cell, mask in enumerate(masks):
+        if not 0 <= mask <= ALL_VALUES:
+            raise ValueError(
+                f"pencil_marks: cell {cell_name(cell)}: {mask} is not a mask of values 1-9 (0-511)"
+            )
 
 
 def candidates(cells: bytes) -> list[int]:
@@ -178,9 +227,10 @@ def _clash_text(clash: Clash, given_cells: bytes) -> str:
 
 
 def _judge_search(
-    givens: str, given_cells: bytes, entry_cells: bytes, board: bytes, held: list[int]
+    givens: str, given_cells: bytes, entry_cells: bytes, board: bytes, held: list[int],
+    pencil_marks: list[int] | None,
 ) -> dict[str, Any]:
-    """Steps 3-6, which need the engine: no solution, a wrong entry, solved, the next move."""
+    """Steps 3-7, which need the engine: no solution, a wrong entry, solved, the next step."""
     # The givens' own text goes to the engine: parsing it again takes under a µs,
     # building a new string from given_cells about 10 µs.
     found, _ = engine.count(givens, limit=2)
@@ -188,12 +238,13 @@ def _judge_search(
         return {"kind": "NO_SOLUTION", "reason": NO_SOLUTION_REASON}
     if found == 1:
         solution = _values(engine.solve(givens))
-        return _wrong_against(solution, entry_cells) or _progress(board, held, solution)
+        wrong = _wrong_against(solution, entry_cells) or _wrong_marks(solution, board, pencil_marks)
+        return wrong or _progress(board, held, solution, pencil_marks, unique=True)
     agreeing = engine.solve(to_string(board))
     if agreeing is None:
         reply = _wrong_without_agreeing(given_cells, entry_cells)
     else:
-        reply = _progress(board, held, _values(agreeing))
+        reply = _progress(board, held, _values(agreeing), pencil_marks, unique=False)
     reply["not_unique"] = True
     return reply
 
@@ -257,42 +308,98 @@ def _wrong_entry(cell: int, should_be: int, reason: str) -> dict[str, Any]:
     return {"kind": "WRONG_ENTRY", "wrong": wrong, "reason": reason}
 
 
-def _progress(board: bytes, held: list[int], solution: bytes) -> dict[str, Any]:
-    """Steps 5 and 6, for a board that breaks no rule and agrees with `solution`."""
+def _wrong_marks(solution: bytes, board: bytes, pencil_marks: list[int] | None) -> dict[str, Any] | None:
+    """Step 5: the first blank cell whose pencil marks leave out its value in the solution."""
+    if pencil_marks is None:
+        return None
+    for cell, mask in enumerate(pencil_marks):
+        value = solution[cell]
+        if not board[cell] and not mask >> (value - 1) & 1:
+            reason = f"the pencil marks of {cell_name(cell)} leave out {value}, which the solution has there"
+            reply = _wrong_entry(cell, value, reason)
+            reply["wrong"]["pencil_marks"] = True
+            return reply
+    return None
+
+
+def _progress(
+    board: bytes, held: list[int], solution: bytes, pencil_marks: list[int] | None, unique: bool
+) -> dict[str, Any]:
+    """Steps 6 and 7, for a board that breaks no rule and agrees with `solution`."""
     if all(board):
         return {"kind": "SOLVED", "reason": "the board is complete and right"}
-    masks = _candidates(board, held)
-    return _naked_single(masks) or _hidden_single(masks) or _from_solution(masks, solution)
+    text = to_string(board)
+    if pencil_marks is not None:
+        step = logic.step(text, pencil_marks, unique=unique)
+        steps = [] if step is None else [step]
+    else:
+        steps = logic.path(text, unique=unique, until_placement=True)
+        if steps and not steps[-1].is_placement:
+            steps = []  # the steps ran out before a placement
+    if not steps:
+        return _from_solution(_candidates(board, held), solution)
+    step = steps[-1]
+    by_rules = step.is_placement and _candidates(board, held)[step.cell] == 1 << (step.digit - 1)
+    reply = {"kind": "NEXT_MOVE" if step.is_placement else "ELIMINATION", "step": step_json(step, by_rules)}
+    reply["reason"] = reply["step"]["reason"]
+    if step.is_placement:
+        reply["move"] = _move_of(step)
+    if len(steps) > 1:
+        reply["before"] = [step_json(s) for s in steps[:-1]]
+        reply["reason"] = f"after {_count(len(steps) - 1, 'elimination step')} ({_list_before(steps)}): {reply['reason']}"
+    return reply
 
 
-def _naked_single(masks: list[int]) -> dict[str, Any] | None:
-    for cell, mask in enumerate(masks):
-        if mask and not mask & (mask - 1):
-            value = mask.bit_length()
-            reason = (
-                f"{cell_name(cell)} can only be {value}: "
-                "its row, column and box hold the other eight values"
-            )
-            return _move(cell, value, "NAKED_SINGLE", reason)
-    return None
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
-def _hidden_single(masks: list[int]) -> dict[str, Any] | None:
-    for unit in _HIDDEN_SINGLE_ORDER:
-        once = twice = 0
-        for cell in unit.cells:
-            twice |= once & masks[cell]
-            once |= masks[cell]
-        only_one_place = once & ~twice
-        if only_one_place:
-            bit = only_one_place & -only_one_place  # the lowest such value
-            cell = next(c for c in unit.cells if masks[c] & bit)
-            value = bit.bit_length()
-            reason = f"in {unit}, only {cell_name(cell)} can hold {value}"
-            move = _move(cell, value, "HIDDEN_SINGLE", reason)
-            move["move"]["unit"] = _unit_json(unit)
-            return move
-    return None
+def _list_before(steps: list[logic.Step]) -> str:
+    names = [s.name.replace("_", " ").lower() for s in steps[:-1]]
+    return ", ".join(names) if len(names) <= 4 else f"{', '.join(names[:3])}, ... {names[-1]}"
+
+
+MOVE_TECHNIQUES = {"FULL_HOUSE": "NAKED_SINGLE", "NAKED_SINGLE": "NAKED_SINGLE", "HIDDEN_SINGLE": "HIDDEN_SINGLE"}
+
+
+def _move_of(step: logic.Step) -> dict[str, Any]:
+    move = {"cell": step.cell, "value": step.digit, "technique": MOVE_TECHNIQUES.get(step.name, "LOGICAL_STEP")}
+    if step.name == "HIDDEN_SINGLE":
+        move["unit"] = _unit_json(UNITS[step.units[0]])
+    return move
+
+
+def step_json(step: logic.Step, by_rules: bool = False) -> dict[str, Any]:
+    """A sudoku.v1.Step in protobuf JSON form (proto field names, enums by name);
+    `by_rules` as worker.sentences.reason takes it."""
+    out: dict[str, Any] = {
+        "technique": step.name,
+        "level": logic.LEVEL_NAMES[logic.LEVELS[step.technique]].upper(),
+        "reason": step_reason(step, by_rules),
+    }
+    if step.is_placement:
+        out["placement"] = _set({"cell": step.cell, "value": step.digit})
+    if step.eliminations:
+        out["eliminations"] = [_set({"cell": c, "value": d}) for c, d in step.eliminations]
+    if step.pattern:
+        out["pattern"] = [_set({"cell": c, "value": d, "group": g}) for g, c, d in step.pattern]
+    if step.units:
+        out["units"] = [_unit_json(UNITS[u]) for u in step.units]
+    if step.digits:
+        out["digits"] = list(step.digits)
+    if step.chain:
+        out["chain"] = [
+            _set({"cell": n.cell, "value": n.digit, "on": n.on, "strong": n.strong, "branch": n.branch})
+            for n in step.chain
+        ]
+    if step.variant:
+        out["variant"] = step.variant
+    return out
+
+
+def _set(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields that are not zero or false, as protobuf's JSON printer leaves them."""
+    return {k: v for k, v in fields.items() if v}
 
 
 def _from_solution(masks: list[int], solution: bytes) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from redis import Redis
 from rq import get_current_job
 
 from sudoku import keys
-from sudoku.specs import CountManySpec, CountSpec, HintSpec, SolveSpec
+from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, GenerateSpec, GradeSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.frames import (
@@ -446,4 +446,38 @@ def hint(spec: dict[str, Any]) -> dict[str, Any]:
     from worker.hints import hint as make_hint
 
     s = HintSpec.from_dict(spec)
-    return make_hint(s.givens, s.entries, s.include_candidates)
+    return make_hint(s.givens, s.entries, s.include_candidates, s.pencil_marks)
+
+
+def explain(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: the whole logical solution of a board (see worker.hints.explain)."""
+    from worker.hints import explain as make_explain
+
+    s = ExplainSpec.from_dict(spec)
+    return make_explain(s.board, s.pencil_marks)
+
+
+def grade(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: grade boards (81 chars each, concatenated), in one C call.
+
+    Returns {"grades": a sudoku.v1.GradeReply in protobuf JSON form per board}.
+    """
+    from worker.grades import grade_boards
+
+    return {"grades": grade_boards(GradeSpec.from_dict(spec).boards)}
+
+
+def generate(spec: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: one puzzle per seed (worker.generate).
+
+    Returns {"puzzles": GeneratedPuzzle dicts, in seed order}, or
+    {"error": why} when a seed found no puzzle of the level.
+    """
+    from worker.generate import NoPuzzle, generate as make
+
+    s = GenerateSpec.from_dict(spec)
+    keep = s.givens if s.givens.strip(".") else None
+    try:
+        return {"puzzles": [make(seed, s.level, s.symmetry, keep) for seed in s.seeds]}
+    except NoPuzzle as exc:
+        return {"error": str(exc)}

@@ -53,27 +53,31 @@ def run(settings: Settings) -> None:
                         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     if not settings.redis_url:
         raise SystemExit("worker: REDIS_URL is not set (sudoku-server and sudoku-worker set it for their workers)")
+    parent = os.getppid()
     redis = connections.worker(settings.redis_url)
-    _wait_for(redis)
+    _wait_for(redis, parent)
     # Names, not Queue objects: each worker class makes its own kind of queue.
     worker = worker_class(settings.worker_class)(queues(settings.worker_queues), connection=redis,
                                                  serializer=JSONSerializer)
-    threading.Thread(target=maintain, args=(connections.worker(settings.redis_url), os.getppid()),
+    threading.Thread(target=maintain, args=(connections.worker(settings.redis_url), parent),
                      name="maintenance", daemon=True).start()
     heap.settle()
     worker.work(logging_level=settings.log_level, with_scheduler=False)
 
 
-def _wait_for(redis: Redis) -> None:
+def _wait_for(redis: Redis, parent: int) -> None:
     """Returns once Redis answers. A worker started while Redis is away
     (replaced by its supervisor during an outage) waits for it instead of
-    failing at once and being restarted in a loop."""
+    failing at once and being restarted in a loop; it exits if its
+    supervisor goes meanwhile, as worker/recovery.py makes a running one do."""
     wait = 0.1
     while True:
         try:
             redis.ping()
             return
         except RedisError as exc:
+            if os.getppid() != parent:
+                raise SystemExit("worker: the supervisor is gone; not waiting for Redis any more") from None
             if wait == 0.1:
                 logging.getLogger("sudoku.worker").warning("waiting for Redis (%s)", exc)
             time.sleep(wait)

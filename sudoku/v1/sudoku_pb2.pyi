@@ -33,6 +33,22 @@ class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EXHAUSTED: _ClassVar[Outcome]
     GAVE_UP: _ClassVar[Outcome]
     CANCELLED: _ClassVar[Outcome]
+
+class Level(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LEVEL_UNSPECIFIED: _ClassVar[Level]
+    EASY: _ClassVar[Level]
+    MEDIUM: _ClassVar[Level]
+    HARD: _ClassVar[Level]
+    EXPERT: _ClassVar[Level]
+    EXTREME: _ClassVar[Level]
+
+class Symmetry(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SYMMETRY_UNSPECIFIED: _ClassVar[Symmetry]
+    SYMMETRY_NONE: _ClassVar[Symmetry]
+    SYMMETRY_ROTATIONAL: _ClassVar[Symmetry]
+    SYMMETRY_MIRROR: _ClassVar[Symmetry]
 STRATEGY_UNSPECIFIED: Strategy
 STRATEGY_MRV: Strategy
 STRATEGY_NAIVE: Strategy
@@ -48,6 +64,16 @@ SOLVED: Outcome
 EXHAUSTED: Outcome
 GAVE_UP: Outcome
 CANCELLED: Outcome
+LEVEL_UNSPECIFIED: Level
+EASY: Level
+MEDIUM: Level
+HARD: Level
+EXPERT: Level
+EXTREME: Level
+SYMMETRY_UNSPECIFIED: Symmetry
+SYMMETRY_NONE: Symmetry
+SYMMETRY_ROTATIONAL: Symmetry
+SYMMETRY_MIRROR: Symmetry
 
 class SolveRequest(_message.Message):
     __slots__ = ("board", "entries", "strategy", "tie_break", "seed", "max_steps", "time_limit_ms", "request_id", "view", "pacing", "cancel_on_disconnect")
@@ -222,14 +248,16 @@ class Frame(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., job_id: _Optional[str] = ..., first_step: _Optional[int] = ..., last_step: _Optional[int] = ..., steps: _Optional[bytes] = ..., changes: _Optional[bytes] = ..., cursor: _Optional[int] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., board: _Optional[str] = ..., job: _Optional[_Union[JobInfo, _Mapping]] = ..., total_steps: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., solution: _Optional[str] = ..., conflicts: _Optional[_Iterable[int]] = ..., next_frames: _Optional[_Iterable[_Union[Frame, _Mapping]]] = ...) -> None: ...
 
 class HintRequest(_message.Message):
-    __slots__ = ("givens", "entries", "include_candidates")
+    __slots__ = ("givens", "entries", "include_candidates", "pencil_marks")
     GIVENS_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    PENCIL_MARKS_FIELD_NUMBER: _ClassVar[int]
     givens: str
     entries: str
     include_candidates: bool
-    def __init__(self, givens: _Optional[str] = ..., entries: _Optional[str] = ..., include_candidates: _Optional[bool] = ...) -> None: ...
+    pencil_marks: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, givens: _Optional[str] = ..., entries: _Optional[str] = ..., include_candidates: _Optional[bool] = ..., pencil_marks: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Unit(_message.Message):
     __slots__ = ("kind", "index")
@@ -250,7 +278,7 @@ class Unit(_message.Message):
     def __init__(self, kind: _Optional[_Union[Unit.Kind, str]] = ..., index: _Optional[int] = ...) -> None: ...
 
 class HintReply(_message.Message):
-    __slots__ = ("kind", "move", "wrong", "not_unique", "conflicts", "reason", "candidates")
+    __slots__ = ("kind", "move", "wrong", "not_unique", "conflicts", "reason", "candidates", "step", "before")
     class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         KIND_UNSPECIFIED: _ClassVar[HintReply.Kind]
@@ -258,11 +286,13 @@ class HintReply(_message.Message):
         WRONG_ENTRY: _ClassVar[HintReply.Kind]
         SOLVED: _ClassVar[HintReply.Kind]
         NO_SOLUTION: _ClassVar[HintReply.Kind]
+        ELIMINATION: _ClassVar[HintReply.Kind]
     KIND_UNSPECIFIED: HintReply.Kind
     NEXT_MOVE: HintReply.Kind
     WRONG_ENTRY: HintReply.Kind
     SOLVED: HintReply.Kind
     NO_SOLUTION: HintReply.Kind
+    ELIMINATION: HintReply.Kind
     KIND_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     WRONG_FIELD_NUMBER: _ClassVar[int]
@@ -270,6 +300,8 @@ class HintReply(_message.Message):
     CONFLICTS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
     kind: HintReply.Kind
     move: Move
     wrong: WrongEntry
@@ -277,7 +309,9 @@ class HintReply(_message.Message):
     conflicts: _containers.RepeatedScalarFieldContainer[int]
     reason: str
     candidates: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, kind: _Optional[_Union[HintReply.Kind, str]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., wrong: _Optional[_Union[WrongEntry, _Mapping]] = ..., not_unique: _Optional[bool] = ..., conflicts: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., candidates: _Optional[_Iterable[int]] = ...) -> None: ...
+    step: Step
+    before: _containers.RepeatedCompositeFieldContainer[Step]
+    def __init__(self, kind: _Optional[_Union[HintReply.Kind, str]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., wrong: _Optional[_Union[WrongEntry, _Mapping]] = ..., not_unique: _Optional[bool] = ..., conflicts: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., candidates: _Optional[_Iterable[int]] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., before: _Optional[_Iterable[_Union[Step, _Mapping]]] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("cell", "value", "technique", "unit")
@@ -287,10 +321,12 @@ class Move(_message.Message):
         NAKED_SINGLE: _ClassVar[Move.Technique]
         HIDDEN_SINGLE: _ClassVar[Move.Technique]
         FROM_SOLUTION: _ClassVar[Move.Technique]
+        LOGICAL_STEP: _ClassVar[Move.Technique]
     TECHNIQUE_UNSPECIFIED: Move.Technique
     NAKED_SINGLE: Move.Technique
     HIDDEN_SINGLE: Move.Technique
     FROM_SOLUTION: Move.Technique
+    LOGICAL_STEP: Move.Technique
     CELL_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
@@ -302,14 +338,16 @@ class Move(_message.Message):
     def __init__(self, cell: _Optional[int] = ..., value: _Optional[int] = ..., technique: _Optional[_Union[Move.Technique, str]] = ..., unit: _Optional[_Union[Unit, _Mapping]] = ...) -> None: ...
 
 class WrongEntry(_message.Message):
-    __slots__ = ("cells", "unit", "should_be")
+    __slots__ = ("cells", "unit", "should_be", "pencil_marks")
     CELLS_FIELD_NUMBER: _ClassVar[int]
     UNIT_FIELD_NUMBER: _ClassVar[int]
     SHOULD_BE_FIELD_NUMBER: _ClassVar[int]
+    PENCIL_MARKS_FIELD_NUMBER: _ClassVar[int]
     cells: _containers.RepeatedScalarFieldContainer[int]
     unit: Unit
     should_be: int
-    def __init__(self, cells: _Optional[_Iterable[int]] = ..., unit: _Optional[_Union[Unit, _Mapping]] = ..., should_be: _Optional[int] = ...) -> None: ...
+    pencil_marks: bool
+    def __init__(self, cells: _Optional[_Iterable[int]] = ..., unit: _Optional[_Union[Unit, _Mapping]] = ..., should_be: _Optional[int] = ..., pencil_marks: _Optional[bool] = ...) -> None: ...
 
 class CountRequest(_message.Message):
     __slots__ = ("board", "limit", "max_steps", "time_limit_ms", "include_solution")
@@ -394,3 +432,237 @@ class CountManyReply(_message.Message):
     errors: _containers.RepeatedCompositeFieldContainer[CountReply]
     error: ItemError
     def __init__(self, counts: _Optional[_Iterable[int]] = ..., complete: _Optional[_Iterable[bool]] = ..., verdicts: _Optional[_Iterable[_Union[CountReply.Verdict, str]]] = ..., solutions: _Optional[_Iterable[str]] = ..., errors: _Optional[_Iterable[_Union[CountReply, _Mapping]]] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+
+class Candidate(_message.Message):
+    __slots__ = ("cell", "value")
+    CELL_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    cell: int
+    value: int
+    def __init__(self, cell: _Optional[int] = ..., value: _Optional[int] = ...) -> None: ...
+
+class PatternCandidate(_message.Message):
+    __slots__ = ("cell", "value", "group")
+    CELL_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    cell: int
+    value: int
+    group: int
+    def __init__(self, cell: _Optional[int] = ..., value: _Optional[int] = ..., group: _Optional[int] = ...) -> None: ...
+
+class ChainNode(_message.Message):
+    __slots__ = ("cell", "value", "on", "strong", "branch")
+    CELL_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    ON_FIELD_NUMBER: _ClassVar[int]
+    STRONG_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    cell: int
+    value: int
+    on: bool
+    strong: bool
+    branch: int
+    def __init__(self, cell: _Optional[int] = ..., value: _Optional[int] = ..., on: _Optional[bool] = ..., strong: _Optional[bool] = ..., branch: _Optional[int] = ...) -> None: ...
+
+class Step(_message.Message):
+    __slots__ = ("technique", "level", "placement", "eliminations", "pattern", "units", "digits", "chain", "variant", "reason")
+    class Technique(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        TECHNIQUE_UNSPECIFIED: _ClassVar[Step.Technique]
+        FULL_HOUSE: _ClassVar[Step.Technique]
+        NAKED_SINGLE: _ClassVar[Step.Technique]
+        HIDDEN_SINGLE: _ClassVar[Step.Technique]
+        POINTING: _ClassVar[Step.Technique]
+        CLAIMING: _ClassVar[Step.Technique]
+        NAKED_PAIR: _ClassVar[Step.Technique]
+        HIDDEN_PAIR: _ClassVar[Step.Technique]
+        NAKED_TRIPLE: _ClassVar[Step.Technique]
+        HIDDEN_TRIPLE: _ClassVar[Step.Technique]
+        X_WING: _ClassVar[Step.Technique]
+        NAKED_QUAD: _ClassVar[Step.Technique]
+        HIDDEN_QUAD: _ClassVar[Step.Technique]
+        SKYSCRAPER: _ClassVar[Step.Technique]
+        TWO_STRING_KITE: _ClassVar[Step.Technique]
+        SWORDFISH: _ClassVar[Step.Technique]
+        XY_WING: _ClassVar[Step.Technique]
+        W_WING: _ClassVar[Step.Technique]
+        FINNED_X_WING: _ClassVar[Step.Technique]
+        SASHIMI_X_WING: _ClassVar[Step.Technique]
+        XYZ_WING: _ClassVar[Step.Technique]
+        SIMPLE_COLORING: _ClassVar[Step.Technique]
+        UNIQUE_RECTANGLE: _ClassVar[Step.Technique]
+        BUG_PLUS_ONE: _ClassVar[Step.Technique]
+        JELLYFISH: _ClassVar[Step.Technique]
+        FINNED_SWORDFISH: _ClassVar[Step.Technique]
+        SASHIMI_SWORDFISH: _ClassVar[Step.Technique]
+        FINNED_JELLYFISH: _ClassVar[Step.Technique]
+        SASHIMI_JELLYFISH: _ClassVar[Step.Technique]
+        X_CHAIN: _ClassVar[Step.Technique]
+        XY_CHAIN: _ClassVar[Step.Technique]
+        AIC: _ClassVar[Step.Technique]
+        NICE_LOOP: _ClassVar[Step.Technique]
+        ALS_XZ: _ClassVar[Step.Technique]
+        ALS_XY_WING: _ClassVar[Step.Technique]
+        FORCING_CHAIN: _ClassVar[Step.Technique]
+        FORCING_NET: _ClassVar[Step.Technique]
+        NESTED_FORCING: _ClassVar[Step.Technique]
+        TRIAL: _ClassVar[Step.Technique]
+    TECHNIQUE_UNSPECIFIED: Step.Technique
+    FULL_HOUSE: Step.Technique
+    NAKED_SINGLE: Step.Technique
+    HIDDEN_SINGLE: Step.Technique
+    POINTING: Step.Technique
+    CLAIMING: Step.Technique
+    NAKED_PAIR: Step.Technique
+    HIDDEN_PAIR: Step.Technique
+    NAKED_TRIPLE: Step.Technique
+    HIDDEN_TRIPLE: Step.Technique
+    X_WING: Step.Technique
+    NAKED_QUAD: Step.Technique
+    HIDDEN_QUAD: Step.Technique
+    SKYSCRAPER: Step.Technique
+    TWO_STRING_KITE: Step.Technique
+    SWORDFISH: Step.Technique
+    XY_WING: Step.Technique
+    W_WING: Step.Technique
+    FINNED_X_WING: Step.Technique
+    SASHIMI_X_WING: Step.Technique
+    XYZ_WING: Step.Technique
+    SIMPLE_COLORING: Step.Technique
+    UNIQUE_RECTANGLE: Step.Technique
+    BUG_PLUS_ONE: Step.Technique
+    JELLYFISH: Step.Technique
+    FINNED_SWORDFISH: Step.Technique
+    SASHIMI_SWORDFISH: Step.Technique
+    FINNED_JELLYFISH: Step.Technique
+    SASHIMI_JELLYFISH: Step.Technique
+    X_CHAIN: Step.Technique
+    XY_CHAIN: Step.Technique
+    AIC: Step.Technique
+    NICE_LOOP: Step.Technique
+    ALS_XZ: Step.Technique
+    ALS_XY_WING: Step.Technique
+    FORCING_CHAIN: Step.Technique
+    FORCING_NET: Step.Technique
+    NESTED_FORCING: Step.Technique
+    TRIAL: Step.Technique
+    TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENT_FIELD_NUMBER: _ClassVar[int]
+    ELIMINATIONS_FIELD_NUMBER: _ClassVar[int]
+    PATTERN_FIELD_NUMBER: _ClassVar[int]
+    UNITS_FIELD_NUMBER: _ClassVar[int]
+    DIGITS_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    technique: Step.Technique
+    level: Level
+    placement: Candidate
+    eliminations: _containers.RepeatedCompositeFieldContainer[Candidate]
+    pattern: _containers.RepeatedCompositeFieldContainer[PatternCandidate]
+    units: _containers.RepeatedCompositeFieldContainer[Unit]
+    digits: _containers.RepeatedScalarFieldContainer[int]
+    chain: _containers.RepeatedCompositeFieldContainer[ChainNode]
+    variant: int
+    reason: str
+    def __init__(self, technique: _Optional[_Union[Step.Technique, str]] = ..., level: _Optional[_Union[Level, str]] = ..., placement: _Optional[_Union[Candidate, _Mapping]] = ..., eliminations: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., pattern: _Optional[_Iterable[_Union[PatternCandidate, _Mapping]]] = ..., units: _Optional[_Iterable[_Union[Unit, _Mapping]]] = ..., digits: _Optional[_Iterable[int]] = ..., chain: _Optional[_Iterable[_Union[ChainNode, _Mapping]]] = ..., variant: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ExplainRequest(_message.Message):
+    __slots__ = ("board", "pencil_marks")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    PENCIL_MARKS_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    pencil_marks: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, board: _Optional[str] = ..., pencil_marks: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ExplainReply(_message.Message):
+    __slots__ = ("steps", "solved", "verdict")
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    SOLVED_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[Step]
+    solved: bool
+    verdict: CountReply.Verdict
+    def __init__(self, steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ..., solved: _Optional[bool] = ..., verdict: _Optional[_Union[CountReply.Verdict, str]] = ...) -> None: ...
+
+class GradeRequest(_message.Message):
+    __slots__ = ("board",)
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    def __init__(self, board: _Optional[str] = ...) -> None: ...
+
+class TechniqueCount(_message.Message):
+    __slots__ = ("technique", "count")
+    TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    technique: Step.Technique
+    count: int
+    def __init__(self, technique: _Optional[_Union[Step.Technique, str]] = ..., count: _Optional[int] = ...) -> None: ...
+
+class GradeReply(_message.Message):
+    __slots__ = ("level", "score", "hardest", "techniques", "verdict", "steps", "solved", "index", "error")
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    HARDEST_FIELD_NUMBER: _ClassVar[int]
+    TECHNIQUES_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    SOLVED_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    level: Level
+    score: int
+    hardest: Step.Technique
+    techniques: _containers.RepeatedCompositeFieldContainer[TechniqueCount]
+    verdict: CountReply.Verdict
+    steps: int
+    solved: bool
+    index: int
+    error: ItemError
+    def __init__(self, level: _Optional[_Union[Level, str]] = ..., score: _Optional[int] = ..., hardest: _Optional[_Union[Step.Technique, str]] = ..., techniques: _Optional[_Iterable[_Union[TechniqueCount, _Mapping]]] = ..., verdict: _Optional[_Union[CountReply.Verdict, str]] = ..., steps: _Optional[int] = ..., solved: _Optional[bool] = ..., index: _Optional[int] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+
+class GradeManyRequest(_message.Message):
+    __slots__ = ("boards", "packed_boards")
+    BOARDS_FIELD_NUMBER: _ClassVar[int]
+    PACKED_BOARDS_FIELD_NUMBER: _ClassVar[int]
+    boards: _containers.RepeatedScalarFieldContainer[str]
+    packed_boards: bytes
+    def __init__(self, boards: _Optional[_Iterable[str]] = ..., packed_boards: _Optional[bytes] = ...) -> None: ...
+
+class GradeManyReply(_message.Message):
+    __slots__ = ("grades", "error")
+    GRADES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    grades: _containers.RepeatedCompositeFieldContainer[GradeReply]
+    error: ItemError
+    def __init__(self, grades: _Optional[_Iterable[_Union[GradeReply, _Mapping]]] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+
+class GenerateRequest(_message.Message):
+    __slots__ = ("level", "count", "seed", "symmetry", "givens")
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SYMMETRY_FIELD_NUMBER: _ClassVar[int]
+    GIVENS_FIELD_NUMBER: _ClassVar[int]
+    level: Level
+    count: int
+    seed: int
+    symmetry: Symmetry
+    givens: str
+    def __init__(self, level: _Optional[_Union[Level, str]] = ..., count: _Optional[int] = ..., seed: _Optional[int] = ..., symmetry: _Optional[_Union[Symmetry, str]] = ..., givens: _Optional[str] = ...) -> None: ...
+
+class GeneratedPuzzle(_message.Message):
+    __slots__ = ("index", "puzzle", "solution", "grade", "seed")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    PUZZLE_FIELD_NUMBER: _ClassVar[int]
+    SOLUTION_FIELD_NUMBER: _ClassVar[int]
+    GRADE_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    puzzle: str
+    solution: str
+    grade: GradeReply
+    seed: int
+    def __init__(self, index: _Optional[int] = ..., puzzle: _Optional[str] = ..., solution: _Optional[str] = ..., grade: _Optional[_Union[GradeReply, _Mapping]] = ..., seed: _Optional[int] = ...) -> None: ...

@@ -74,6 +74,26 @@ class SudokuStub:
                 request_serializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyRequest.SerializeToString,
                 response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyReply.FromString,
                 _registered_method=True)
+        self.Explain = channel.unary_unary(
+                '/sudoku.v1.Sudoku/Explain',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.ExplainRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.ExplainReply.FromString,
+                _registered_method=True)
+        self.Grade = channel.unary_unary(
+                '/sudoku.v1.Sudoku/Grade',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.GradeRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GradeReply.FromString,
+                _registered_method=True)
+        self.GradeMany = channel.stream_stream(
+                '/sudoku.v1.Sudoku/GradeMany',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.GradeManyRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GradeManyReply.FromString,
+                _registered_method=True)
+        self.Generate = channel.unary_stream(
+                '/sudoku.v1.Sudoku/Generate',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.GenerateRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GeneratedPuzzle.FromString,
+                _registered_method=True)
 
 
 class SudokuServicer:
@@ -161,6 +181,39 @@ class SudokuServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Explain(self, request, context):
+        """The whole logical solution of a board, step by step, as a person would
+        find it (the steps Hint gives one at a time with pencil marks).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Grade(self, request, context):
+        """How hard a puzzle is for a person: its level, a score and the techniques
+        its logical solution takes. Deterministic: the same puzzle, the same grade.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GradeMany(self, request_iterator, context):
+        """Grade for generators: many puzzles per message each way, one reply per
+        request, in the order sent; a bad board gets its own error.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Generate(self, request, context):
+        """New puzzles of a level, each with one solution (checked by counting),
+        graded, with its solution; `count` of them, one message each. The same
+        seed (and options) gives the same puzzles.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SudokuServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -203,6 +256,26 @@ def add_SudokuServicer_to_server(servicer, server):
                     servicer.CountMany,
                     request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyRequest.FromString,
                     response_serializer=sudoku_dot_v1_dot_sudoku__pb2.CountManyReply.SerializeToString,
+            ),
+            'Explain': grpc.unary_unary_rpc_method_handler(
+                    servicer.Explain,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.ExplainRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.ExplainReply.SerializeToString,
+            ),
+            'Grade': grpc.unary_unary_rpc_method_handler(
+                    servicer.Grade,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GradeRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.GradeReply.SerializeToString,
+            ),
+            'GradeMany': grpc.stream_stream_rpc_method_handler(
+                    servicer.GradeMany,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GradeManyRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.GradeManyReply.SerializeToString,
+            ),
+            'Generate': grpc.unary_stream_rpc_method_handler(
+                    servicer.Generate,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GenerateRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.GeneratedPuzzle.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -421,6 +494,114 @@ class Sudoku:
             '/sudoku.v1.Sudoku/CountMany',
             sudoku_dot_v1_dot_sudoku__pb2.CountManyRequest.SerializeToString,
             sudoku_dot_v1_dot_sudoku__pb2.CountManyReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Explain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sudoku.v1.Sudoku/Explain',
+            sudoku_dot_v1_dot_sudoku__pb2.ExplainRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.ExplainReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Grade(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sudoku.v1.Sudoku/Grade',
+            sudoku_dot_v1_dot_sudoku__pb2.GradeRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.GradeReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GradeMany(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/sudoku.v1.Sudoku/GradeMany',
+            sudoku_dot_v1_dot_sudoku__pb2.GradeManyRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.GradeManyReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Generate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/sudoku.v1.Sudoku/Generate',
+            sudoku_dot_v1_dot_sudoku__pb2.GenerateRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.GeneratedPuzzle.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,7 +1,8 @@
 /*
  * enginemodule.c: the CPython binding of the engine, `worker._engine`.
  *
- * Thin by design: the searches live in stepper.c and fastpath.c (pure C);
+ * Thin by design: the searches live in stepper.c, fastpath.c, logic.c and
+ * generate.c (pure C);
  * this file converts arguments, validates them (it is the one place that
  * does: parse_board's messages are the ones users see), releases the GIL
  * around long C calls and guards a Stepper against use by two threads.
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #include "fastpath.h"
+#include "generate.h"
+#include "logic.h"
 #include "stepper.h"
 
 /* Slices shorter than this run with the GIL held: releasing and taking it
@@ -635,6 +638,58 @@ static PyObject *engine_count(PyObject *module, PyObject *args, PyObject *kwargs
                          PyBool_FromLong(result.complete));
 }
 
+/*
+ * Reads many boards given as one str or ASCII bytes of 81-cell boards,
+ * concatenated (count_many's and grade_many's input), into a new buffer of
+ * cell values (PyMem_Free it). ValueError names the board (from 0) and cell
+ * of the first bad character, or a length that is not whole boards.
+ */
+static uint8_t *read_packed(PyObject *boards, Py_ssize_t *count)
+{
+    Py_ssize_t length;
+    int kind;
+    const void *data;
+    if (PyBytes_Check(boards)) {
+        length = PyBytes_GET_SIZE(boards);
+        kind = PyUnicode_1BYTE_KIND;
+        data = PyBytes_AS_STRING(boards);
+    } else if (PyUnicode_Check(boards)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(boards) < 0)
+            return NULL;
+#endif
+        length = PyUnicode_GET_LENGTH(boards);
+        kind = PyUnicode_KIND(boards);
+        data = PyUnicode_DATA(boards);
+    } else {
+        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
+                     Py_TYPE(boards)->tp_name);
+        return NULL;
+    }
+    if (length % 81 != 0) {
+        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
+                     "whole number of 81-cell boards", length);
+        return NULL;
+    }
+    uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
+    if (cells == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        int value = cell_value(ch);
+        if (value < 0) {
+            bad_cell(i / 81, i % 81, ch);
+            PyMem_Free(cells);
+            return NULL;
+        }
+        cells[i] = (uint8_t)value;
+    }
+    *count = length / 81;
+    return cells;
+}
+
 PyDoc_STRVAR(count_many_doc,
 "count_many(boards, limit=2, max_steps=None, solutions=False)\n"
 "    -> tuple[list[int], bytes, str | None]\n--\n\n"
@@ -661,53 +716,20 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
     if ((limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
         as_cap(cap_obj, "max_steps", 1, &cap) < 0)
         return NULL;
-    /* bytes as they come from Redis, or a str */
-    Py_ssize_t length;
-    int kind;
-    const void *data;
-    if (PyBytes_Check(boards)) {
-        length = PyBytes_GET_SIZE(boards);
-        kind = PyUnicode_1BYTE_KIND;
-        data = PyBytes_AS_STRING(boards);
-    } else if (PyUnicode_Check(boards)) {
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(boards) < 0)
-            return NULL;
-#endif
-        length = PyUnicode_GET_LENGTH(boards);
-        kind = PyUnicode_KIND(boards);
-        data = PyUnicode_DATA(boards);
-    } else {
-        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
-                     Py_TYPE(boards)->tp_name);
+    Py_ssize_t n;
+    uint8_t *cells = read_packed(boards, &n);
+    if (cells == NULL)
         return NULL;
-    }
-    if (length % 81 != 0) {
-        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
-                     "whole number of 81-cell boards", length);
-        return NULL;
-    }
-    Py_ssize_t n = length / 81;
-    uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
     uint64_t *found = PyMem_Malloc(n ? (size_t)n * sizeof *found : 1);
     PyObject *complete = PyBytes_FromStringAndSize(NULL, n);
-    PyObject *first = want_solutions ? PyUnicode_New(length, 127) : NULL;
+    PyObject *first = want_solutions ? PyUnicode_New(n * 81, 127) : NULL;
     PyObject *counts = NULL, *result = NULL;
-    if (cells == NULL || found == NULL) {
+    if (found == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     if (complete == NULL || (want_solutions && first == NULL))
         goto done;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        int value = cell_value(ch);
-        if (value < 0) {
-            bad_cell(i / 81, i % 81, ch);
-            goto done;
-        }
-        cells[i] = (uint8_t)value;
-    }
     char *done_flags = PyBytes_AS_STRING(complete);
     Py_UCS1 *text = want_solutions ? PyUnicode_1BYTE_DATA(first) : NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -827,6 +849,402 @@ static PyObject *engine_bad_boards(PyObject *module, PyObject *packed)
     return bad;
 }
 
+
+/* ---- The human solver (logic.h) ---- */
+
+/* Reads 81 pencil-mark masks (a sequence of ints 0..511, bit v-1 for v);
+ * None leaves `*have` 0. */
+static int parse_pencil(PyObject *obj, uint16_t pencil[81], int *have)
+{
+    *have = 0;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(obj, "pencil_marks must be a sequence of 81 ints");
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != 81) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "pencil_marks: expected 81 masks, got %zd", n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < 81; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        long value = PyLong_Check(item) ? PyLong_AsLong(item) : -1;
+        if (value == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        if (!PyLong_Check(item) || value < 0 || value > 0x1FF) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "pencil_marks: cell r%dc%d: not a mask of "
+                         "values 1-9 (an int 0-511)", (int)(i / 9) + 1, (int)(i % 9) + 1);
+            return -1;
+        }
+        pencil[i] = (uint16_t)value;
+    }
+    Py_DECREF(seq);
+    *have = 1;
+    return 0;
+}
+
+static int as_level(PyObject *obj, int *out)
+{
+    uint64_t level = LOGIC_LEVELS;
+    if (obj && as_count(obj, "max_level", 1, &level) < 0)
+        return -1;
+    if (level > LOGIC_LEVELS) {
+        PyErr_Format(PyExc_ValueError, "max_level must be 1-%d", LOGIC_LEVELS);
+        return -1;
+    }
+    *out = (int)level;
+    return 0;
+}
+
+/* A step as the tuple documented in _engine.pyi. */
+static PyObject *step_tuple(const logic_step *s)
+{
+    PyObject *elims = PyList_New(0), *pattern = PyList_New(0), *units = NULL;
+    PyObject *digits = NULL, *chain = NULL, *result = NULL;
+    if (elims == NULL || pattern == NULL)
+        goto done;
+    for (int c = 0; c < 81; c++)
+        for (int d = 1; d <= 9; d++) {
+            if (s->eliminations[c] & (1u << (d - 1))) {
+                PyObject *pair = Py_BuildValue("(ii)", c, d);
+                if (pair == NULL || PyList_Append(elims, pair) < 0) {
+                    Py_XDECREF(pair);
+                    goto done;
+                }
+                Py_DECREF(pair);
+            }
+            for (int g = 0; g < LOGIC_GROUPS; g++) {
+                if (!(s->pattern[g][c] & (1u << (d - 1))))
+                    continue;
+                PyObject *mark = Py_BuildValue("(iii)", g, c, d);
+                if (mark == NULL || PyList_Append(pattern, mark) < 0) {
+                    Py_XDECREF(mark);
+                    goto done;
+                }
+                Py_DECREF(mark);
+            }
+        }
+    units = PyTuple_New(s->n_units);
+    chain = PyTuple_New(s->n_chain);
+    digits = PyList_New(0);
+    if (units == NULL || chain == NULL || digits == NULL)
+        goto done;
+    for (int i = 0; i < s->n_units; i++)
+        PyTuple_SET_ITEM(units, i, PyLong_FromLong(s->units[i]));
+    for (int i = 0; i < s->n_chain; i++) {
+        const logic_node *n = &s->chain[i];
+        PyObject *node = Py_BuildValue("(iiiii)", n->cell, n->digit, n->strong, n->on, n->branch);
+        if (node == NULL)
+            goto done;
+        PyTuple_SET_ITEM(chain, i, node);
+    }
+    for (int d = 1; d <= 9; d++) {
+        if (!(s->digits & (1u << (d - 1))))
+            continue;
+        PyObject *digit = PyLong_FromLong(d);
+        if (digit == NULL || PyList_Append(digits, digit) < 0) {
+            Py_XDECREF(digit);
+            goto done;
+        }
+        Py_DECREF(digit);
+    }
+    result = Py_BuildValue("(iiiiNNONN)", (int)s->technique, s->variant, s->cell, s->digit,
+                           PyList_AsTuple(elims), PyList_AsTuple(pattern), units,
+                           PyList_AsTuple(digits), chain);
+    units = chain = NULL; /* stolen by N, or freed below on failure */
+    if (result == NULL)
+        goto done;
+done:
+    Py_XDECREF(elims);
+    Py_XDECREF(pattern);
+    Py_XDECREF(units);
+    Py_XDECREF(digits);
+    Py_XDECREF(chain);
+    return result;
+}
+
+/* The board, pencil marks and options shared by logic_step and logic_path. */
+static int logic_args(PyObject *args, PyObject *kwargs, const char *fname, logic_board *b, int *unique,
+                      int *level, int *until_placement)
+{
+    static char *kwlist[] = {"board", "pencil_marks", "unique", "max_level", "until_placement", NULL};
+    PyObject *board, *pencil_obj = NULL, *level_obj = NULL;
+    char format[40];
+    snprintf(format, sizeof format, "O|O$pOp:%s", fname);
+    *unique = 0;
+    *until_placement = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &board, &pencil_obj, unique, &level_obj,
+                                     until_placement))
+        return -1;
+    if (*until_placement && strcmp(fname, "logic_path") != 0) {
+        PyErr_SetString(PyExc_TypeError, "until_placement is an argument of logic_path only");
+        return -1;
+    }
+    uint8_t cells[81];
+    uint16_t pencil[81];
+    int have;
+    if (parse_cells(board, cells) < 0 || parse_pencil(pencil_obj, pencil, &have) < 0 ||
+        as_level(level_obj, level) < 0)
+        return -1;
+    logic_init(b, cells, have ? pencil : NULL);
+    return 0;
+}
+
+PyDoc_STRVAR(logic_step_doc,
+"logic_step(board, pencil_marks=None, *, unique=False, max_level=5) -> tuple | None\n--\n\n"
+"The easiest logical step on a board (logic.h): a placement or eliminations,\n"
+"with its technique and pattern, as the tuple _engine.pyi documents; None\n"
+"when the board is full, breaks a rule, or no technique up to `max_level`\n"
+"applies. `pencil_marks`: 81 masks (bit v-1 for v), the candidates each blank\n"
+"keeps. `unique`: the puzzle is known to have one solution (allows unique\n"
+"rectangles and BUG+1). ValueError names a bad cell or mask.");
+
+static PyObject *engine_logic_step(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    logic_board b;
+    int unique, level, found, until_placement;
+    if (logic_args(args, kwargs, "logic_step", &b, &unique, &level, &until_placement) < 0)
+        return NULL;
+    logic_step *s = PyMem_Malloc(sizeof *s);
+    if (s == NULL)
+        return PyErr_NoMemory();
+    Py_BEGIN_ALLOW_THREADS
+    found = logic_find(&b, unique, level, s);
+    Py_END_ALLOW_THREADS
+    PyObject *result = found ? step_tuple(s) : Py_NewRef(Py_None);
+    PyMem_Free(s);
+    return result;
+}
+
+PyDoc_STRVAR(logic_path_doc,
+"logic_path(board, pencil_marks=None, *, unique=False, max_level=5,\n"
+"           until_placement=False) -> list[tuple]\n--\n\n"
+"logic_step repeated, each step applied, until none is found: the whole\n"
+"logical solution path (the board is solved when its placements fill every\n"
+"blank); with `until_placement`, until the first placement (included).\n"
+"Other arguments as logic_step.");
+
+static PyObject *engine_logic_path(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    logic_board b;
+    int unique, level, until_placement;
+    if (logic_args(args, kwargs, "logic_path", &b, &unique, &level, &until_placement) < 0)
+        return NULL;
+    /* every step removes a candidate or places a value: at most 729 */
+    logic_step *steps = PyMem_Malloc(729 * sizeof *steps);
+    if (steps == NULL)
+        return PyErr_NoMemory();
+    int n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (n < 729 && logic_find(&b, unique, level, &steps[n])) {
+        logic_apply(&b, &steps[n]);
+        if (steps[n++].cell >= 0 && until_placement)
+            break;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *path = PyList_New(n);
+    for (int i = 0; path != NULL && i < n; i++) {
+        PyObject *step = step_tuple(&steps[i]);
+        if (step == NULL)
+            Py_CLEAR(path);
+        else
+            PyList_SET_ITEM(path, i, step);
+    }
+    PyMem_Free(steps);
+    return path;
+}
+
+/* Guesses the uniqueness check of a grade may take (a puzzle, not a
+ * pathological board, needs far fewer). */
+#define GRADE_MAX_GUESSES 1000000
+
+typedef struct {
+    int solutions; /* 0, 1, 2 (two or more), -1 unknown */
+    logic_grade g;
+} grade_result;
+
+static void grade_cells(const uint8_t cells[81], grade_result *r)
+{
+    fp_count_result count = fp_count(cells, 2, GRADE_MAX_GUESSES, NULL);
+    r->solutions = count.complete || count.solutions >= 2 ? (int)count.solutions : -1;
+    memset(&r->g, 0, sizeof r->g);
+    if (r->solutions == 0)
+        return;
+    logic_board b;
+    if (logic_init(&b, cells, NULL) != LOGIC_OK)
+        return;
+    logic_solve(&b, r->solutions == 1, LOGIC_LEVELS, &r->g);
+}
+
+static PyObject *grade_tuple(const grade_result *r)
+{
+    PyObject *counts = PyTuple_New(LOGIC_TECHNIQUES);
+    if (counts == NULL)
+        return NULL;
+    for (int t = 0; t < LOGIC_TECHNIQUES; t++)
+        PyTuple_SET_ITEM(counts, t, PyLong_FromUnsignedLong(r->g.counts[t]));
+    return Py_BuildValue("(iNiiIN)", r->solutions, PyBool_FromLong(r->g.solved), (int)r->g.hardest,
+                         r->g.steps, (unsigned int)r->g.score, counts);
+}
+
+PyDoc_STRVAR(grade_doc,
+"grade(board, /) -> tuple[int, bool, int, int, int, tuple[int, ...]]\n--\n\n"
+"Counts the board's solutions (to 2), then solves it by logical steps:\n"
+"(solutions: 0, 1, 2 for two or more, -1 when the count was cut short;\n"
+"solved; the hardest technique; steps; score, the sum of the steps'\n"
+"weights; the steps of each technique, indexed by technique number).\n"
+"Uniqueness techniques are used only when solutions is 1.");
+
+static PyObject *engine_grade(PyObject *module, PyObject *board)
+{
+    (void)module;
+    uint8_t cells[81];
+    grade_result r;
+    if (parse_cells(board, cells) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    grade_cells(cells, &r);
+    Py_END_ALLOW_THREADS
+    return grade_tuple(&r);
+}
+
+PyDoc_STRVAR(grade_many_doc,
+"grade_many(boards, /) -> list[tuple]\n--\n\n"
+"grade() of each 81-cell board of `boards` (a str or ASCII bytes of boards\n"
+"concatenated, as count_many takes), in one call. ValueError names the\n"
+"board (from 0) and cell of the first bad character.");
+
+static PyObject *engine_grade_many(PyObject *module, PyObject *boards)
+{
+    (void)module;
+    Py_ssize_t n;
+    uint8_t *cells = read_packed(boards, &n);
+    if (cells == NULL)
+        return NULL;
+    grade_result *results = PyMem_Malloc(n ? (size_t)n * sizeof *results : 1);
+    PyObject *list = NULL;
+    if (results == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        grade_cells(cells + i * 81, &results[i]);
+    Py_END_ALLOW_THREADS
+    list = PyList_New(n);
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+        PyObject *item = grade_tuple(&results[i]);
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, item);
+    }
+done:
+    PyMem_Free(cells);
+    PyMem_Free(results);
+    return list;
+}
+
+
+PyDoc_STRVAR(generate_doc,
+"generate(seed, level, symmetry='none', keep=None, max_attempts=1000)\n"
+"    -> tuple[str, str, tuple, int] | None\n--\n\n"
+"A new puzzle whose grade is `level` (1 easy .. 5 extreme), one solution\n"
+"(counted), from a seed (0..2**64-1; the same arguments give the same\n"
+"puzzle): (puzzle, solution, grade as grade() gives it, grids tried), or\n"
+"None when `max_attempts` grids gave none of the level. `symmetry`:\n"
+"'none', 'rotational' or 'mirror'. `keep`: a board whose values every\n"
+"puzzle keeps; ValueError when they have no solution.");
+
+static PyObject *engine_generate(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"seed", "level", "symmetry", "keep", "max_attempts", NULL};
+    PyObject *seed_obj, *level_obj, *symmetry = NULL, *keep_obj = NULL, *attempts_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|UOO:generate", kwlist, &seed_obj, &level_obj,
+                                     &symmetry, &keep_obj, &attempts_obj))
+        return NULL;
+    uint64_t seed, level, attempts = 1000;
+    if (as_seed(seed_obj, &seed) < 0 || as_count(level_obj, "level", 1, &level) < 0 ||
+        (attempts_obj && as_count(attempts_obj, "max_attempts", 1, &attempts) < 0))
+        return NULL;
+    if (level > LOGIC_LEVELS) {
+        PyErr_Format(PyExc_ValueError, "level must be 1-%d", LOGIC_LEVELS);
+        return NULL;
+    }
+    gen_symmetry sym = GEN_SYMMETRY_NONE;
+    if (symmetry == NULL || PyUnicode_CompareWithASCIIString(symmetry, "none") == 0)
+        sym = GEN_SYMMETRY_NONE;
+    else if (PyUnicode_CompareWithASCIIString(symmetry, "rotational") == 0)
+        sym = GEN_SYMMETRY_ROTATIONAL;
+    else if (PyUnicode_CompareWithASCIIString(symmetry, "mirror") == 0)
+        sym = GEN_SYMMETRY_MIRROR;
+    else {
+        unknown_option("symmetry", symmetry, "'none', 'rotational' or 'mirror'");
+        return NULL;
+    }
+    uint8_t keep[81];
+    if (keep_obj != NULL && keep_obj != Py_None && parse_cells(keep_obj, keep) < 0)
+        return NULL;
+    gen_result r;
+    int rc;
+    uint32_t cap = attempts > UINT32_MAX ? UINT32_MAX : (uint32_t)attempts;
+    Py_BEGIN_ALLOW_THREADS
+    rc = gen_generate(seed, (int)level, sym, keep_obj != NULL && keep_obj != Py_None ? keep : NULL, cap, &r);
+    Py_END_ALLOW_THREADS
+    if (rc == GEN_NO_SOLUTION) {
+        PyErr_SetString(PyExc_ValueError, "keep: the values to keep have no solution");
+        return NULL;
+    }
+    if (rc != GEN_OK)
+        Py_RETURN_NONE;
+    grade_result g = {1, r.grade};
+    return Py_BuildValue("(NNNI)", board_str(r.puzzle), board_str(r.solution), grade_tuple(&g),
+                         (unsigned int)r.attempts);
+}
+
+/* TECHNIQUES, LEVELS and WEIGHTS: tuples indexed by technique number. */
+static int add_technique_tables(PyObject *module)
+{
+    PyObject *names = PyTuple_New(LOGIC_TECHNIQUES);
+    PyObject *levels = PyTuple_New(LOGIC_TECHNIQUES);
+    PyObject *weights = PyTuple_New(LOGIC_TECHNIQUES);
+    if (names == NULL || levels == NULL || weights == NULL)
+        goto fail;
+    for (int t = 0; t < LOGIC_TECHNIQUES; t++) {
+        PyObject *name = PyUnicode_FromString(logic_name((logic_technique)t));
+        PyObject *level = PyLong_FromLong(logic_level((logic_technique)t));
+        PyObject *weight = PyLong_FromUnsignedLong(logic_weight((logic_technique)t));
+        if (name == NULL || level == NULL || weight == NULL) {
+            Py_XDECREF(name);
+            Py_XDECREF(level);
+            Py_XDECREF(weight);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(names, t, name);
+        PyTuple_SET_ITEM(levels, t, level);
+        PyTuple_SET_ITEM(weights, t, weight);
+    }
+    if (PyModule_AddObjectRef(module, "TECHNIQUES", names) < 0 ||
+        PyModule_AddObjectRef(module, "LEVELS", levels) < 0 ||
+        PyModule_AddObjectRef(module, "WEIGHTS", weights) < 0)
+        goto fail;
+    Py_DECREF(names);
+    Py_DECREF(levels);
+    Py_DECREF(weights);
+    return 0;
+fail:
+    Py_XDECREF(names);
+    Py_XDECREF(levels);
+    Py_XDECREF(weights);
+    return -1;
+}
+
 static PyMethodDef engine_methods[] = {
     {"parse_board", engine_parse_board, METH_O, parse_board_doc},
     {"solve", engine_solve, METH_O, solve_doc},
@@ -836,6 +1254,14 @@ static PyMethodDef engine_methods[] = {
      METH_VARARGS | METH_KEYWORDS, count_many_doc},
     {"pack_boards", engine_pack_boards, METH_O, pack_boards_doc},
     {"bad_boards", engine_bad_boards, METH_O, bad_boards_doc},
+    {"logic_step", (PyCFunction)(void (*)(void))engine_logic_step,
+     METH_VARARGS | METH_KEYWORDS, logic_step_doc},
+    {"logic_path", (PyCFunction)(void (*)(void))engine_logic_path,
+     METH_VARARGS | METH_KEYWORDS, logic_path_doc},
+    {"grade", engine_grade, METH_O, grade_doc},
+    {"grade_many", engine_grade_many, METH_O, grade_many_doc},
+    {"generate", (PyCFunction)(void (*)(void))engine_generate,
+     METH_VARARGS | METH_KEYWORDS, generate_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -847,6 +1273,8 @@ static int engine_exec(PyObject *module)
     state->stepper_type =
         (PyTypeObject *)PyType_FromModuleAndSpec(module, &Stepper_spec, NULL);
     if (state->stepper_type == NULL)
+        return -1;
+    if (add_technique_tables(module) < 0)
         return -1;
     return PyModule_AddType(module, state->stepper_type);
 }

@@ -1,0 +1,70 @@
+"""worker.generate (generate.h in C): puzzles of each level, unique, graded,
+with their solution; the same seed gives the same puzzle; symmetry and
+kept givens hold. Named test_engine_* so `make sanitize` runs it too."""
+
+from __future__ import annotations
+
+import pytest
+
+from sudoku.grid import is_solution_of
+from tests.puzzles import puzzles
+from worker import _engine, engine, logic
+from worker.generate import NoPuzzle, generate, puzzle_seed
+
+LEVELS = {"EASY": 1, "MEDIUM": 2, "HARD": 3, "EXPERT": 4, "EXTREME": 5}
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+def test_each_puzzle_is_unique_of_its_level_with_its_solution(level):
+    for i in range(4 if level < 5 else 2):
+        made = generate(puzzle_seed(level, i), level)
+        puzzle, solution = made["puzzle"], made["solution"]
+        assert engine.count(puzzle) == (1, True)
+        assert engine.solve(puzzle) == solution and is_solution_of(solution, puzzle)
+        g = logic.grade(puzzle)
+        assert g.level == level == LEVELS[made["grade"]["level"]]
+        assert made["grade"]["score"] == g.score and made["grade"]["hardest"] == logic.TECHNIQUES[g.hardest]
+
+
+def test_the_same_seed_gives_the_same_puzzle_and_another_seed_another():
+    assert generate(42, 3) == generate(42, 3)
+    assert generate(42, 3)["puzzle"] != generate(43, 3)["puzzle"]
+    assert [puzzle_seed(42, i) for i in range(3)][0] == 42 and len({puzzle_seed(42, i) for i in range(50)}) == 50
+
+
+@pytest.mark.parametrize(("symmetry", "mirror"), [("rotational", lambda c: 80 - c),
+                                                  ("mirror", lambda c: c // 9 * 9 + 8 - c % 9)])
+def test_symmetry_of_the_givens(symmetry, mirror):
+    for seed in range(3):
+        puzzle = generate(seed, 2, symmetry)["puzzle"]
+        assert all((puzzle[c] == ".") == (puzzle[mirror(c)] == ".") for c in range(81))
+
+
+def test_kept_givens_stay_in_every_puzzle():
+    keep = puzzles("qqwing_easy")[0]
+    keep = "".join(ch if i < 18 else "." for i, ch in enumerate(keep))  # its first two rows
+    for seed in range(3):
+        made = generate(seed, 2, "none", keep)
+        assert all(k == "." or made["puzzle"][i] == k for i, k in enumerate(keep))
+
+
+def test_kept_givens_without_a_solution_and_levels_out_of_reach():
+    with pytest.raises(ValueError, match="no solution"):
+        generate(1, 1, "none", puzzles("invalid_no_solution")[0])
+    almost = engine.solve(puzzles("qqwing_easy")[0])[:-5] + "....."  # only singles are left to do
+    with pytest.raises(NoPuzzle, match="no extreme puzzle found in 5000 grids keeping these givens"):
+        generate(1, 5, "none", almost)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="level must be 1-5"):
+        _engine.generate(1, 6)
+    with pytest.raises(ValueError, match="level must be >= 1"):
+        _engine.generate(1, 0)
+    with pytest.raises(ValueError, match="unknown symmetry 'spiral'"):
+        _engine.generate(1, 1, "spiral")
+    with pytest.raises(ValueError, match="seed must be in 0..2"):
+        _engine.generate(-1, 1)
+    with pytest.raises(ValueError, match="cell r1c1"):
+        _engine.generate(1, 1, "none", "x" * 81)
+    assert _engine.generate(2**64 - 1, 1)[0]

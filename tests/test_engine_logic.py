@@ -1,0 +1,523 @@
+"""worker.logic (the human solver in C, logic.h): every technique's exact step
+on a board made for it, every step of whole games checked against the
+solution and against the definitions of its pattern, and grades.
+
+Named test_engine_* so `make sanitize` runs it under ASan and UBSan too.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from sudoku.grid import PEERS, UNITS, cell_name
+from tests.puzzles import DATA, read
+from worker import engine, logic
+from worker.hints import candidates
+
+ALL = 0x1FF
+EMPTY = "." * 81
+
+
+def cell(name: str) -> int:
+    return (int(name[1]) - 1) * 9 + int(name[3]) - 1
+
+
+def unit(kind: str, index: int) -> int:
+    """The unit number (0-8 rows, 9-17 columns, 18-26 boxes) of e.g. ("box", 4)."""
+    return {"row": 0, "col": 9, "box": 18}[kind] + index - 1
+
+
+class Marks:
+    """Pencil marks on an empty board: every cell may hold anything until told otherwise,
+    so a pattern can be laid down alone, as a textbook draws it."""
+
+    def __init__(self) -> None:
+        self.masks = [ALL] * 81
+
+    def only(self, digit: int, kind: str, index: int, *names: str) -> Marks:
+        """`digit` can go nowhere in the unit but the named cells."""
+        keep = {cell(n) for n in names}
+        for c in UNITS[unit(kind, index)].cells:
+            if c not in keep:
+                self.masks[c] &= ~(1 << (digit - 1))
+        return self
+
+    def set(self, name: str, *digits: int) -> Marks:
+        self.masks[cell(name)] = sum(1 << (d - 1) for d in digits)
+        return self
+
+
+def names(cells) -> str:
+    return " ".join(cell_name(c) for c in sorted(set(cells)))
+
+
+def removed(step: logic.Step) -> str:
+    return " ".join(f"{cell_name(c)}-{d}" for c, d in step.eliminations)
+
+
+def marked(step: logic.Step, group: int | None = None) -> str:
+    """The pattern's candidates, as "r1c1:12 r1c2:12"."""
+    per_cell: dict[int, str] = {}
+    for g, c, d in step.pattern:
+        if group is None or g == group:
+            per_cell[c] = per_cell.get(c, "") + str(d)
+    return " ".join(f"{cell_name(c)}:{per_cell[c]}" for c in sorted(per_cell))
+
+
+def line(kind: str, index: int, digit: int, *names: str) -> str:
+    """The eliminations of `digit` from a unit's cells other than `names`."""
+    keep = {cell(n) for n in names}
+    return " ".join(f"{cell_name(c)}-{digit}" for c in UNITS[unit(kind, index)].cells if c not in keep)
+
+
+# -- Hand-made boards: each technique alone on an empty grid ----------------------------
+
+
+def test_pointing():
+    # Box 1 holds 5 only in row 1, so the rest of row 1 loses it.
+    marks = Marks().only(5, "box", 1, "r1c1", "r1c2")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("POINTING", line("row", 1, 5, "r1c1", "r1c2", "r1c3"))
+    assert marked(s) == "r1c1:5 r1c2:5"
+    assert s.units == (unit("box", 1), unit("row", 1)) and s.digits == (5,)
+
+
+def test_claiming():
+    marks = Marks().only(5, "row", 1, "r1c1", "r1c2")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("CLAIMING", line("box", 1, 5, "r1c1", "r1c2", "r1c3"))
+    assert s.units == (unit("row", 1), unit("box", 1))
+
+
+def test_naked_pair_in_a_box_before_its_row():
+    marks = Marks().set("r1c1", 1, 2).set("r1c2", 1, 2)
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "NAKED_PAIR" and s.units == (unit("box", 1),)
+    others = [c for c in UNITS[unit("box", 1)].cells if c not in (0, 1)]
+    assert s.eliminations == tuple((c, d) for c in others for d in (1, 2))
+    assert marked(s) == "r1c1:12 r1c2:12"
+
+
+def test_hidden_pair():
+    marks = Marks().only(1, "box", 1, "r1c1", "r2c2").only(2, "box", 1, "r1c1", "r2c2")
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "HIDDEN_PAIR" and s.digits == (1, 2)
+    assert s.eliminations == tuple((c, d) for c in (cell("r1c1"), cell("r2c2")) for d in range(3, 10))
+    assert marked(s) == "r1c1:12 r2c2:12"
+
+
+def test_naked_triple_of_three_pairs():
+    marks = Marks().set("r1c1", 1, 2).set("r2c2", 2, 3).set("r3c3", 1, 3)
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "NAKED_TRIPLE" and s.digits == (1, 2, 3)
+    others = [c for c in UNITS[unit("box", 1)].cells if c not in (0, 10, 20)]
+    assert s.eliminations == tuple((c, d) for c in others for d in (1, 2, 3))
+
+
+def test_hidden_triple():
+    marks = Marks()
+    for d in (1, 2, 3):
+        marks.only(d, "box", 1, "r1c1", "r2c2", "r3c3")
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "HIDDEN_TRIPLE"
+    assert s.eliminations == tuple((c, d) for c in (0, 10, 20) for d in range(4, 10))
+
+
+def test_naked_quad():
+    marks = Marks().set("r1c1", 1, 2).set("r1c2", 2, 3).set("r1c3", 3, 4).set("r2c1", 1, 4)
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "NAKED_QUAD" and s.units == (unit("box", 1),)
+    others = [c for c in UNITS[unit("box", 1)].cells if c not in (0, 1, 2, 9)]
+    assert s.eliminations == tuple((c, d) for c in others for d in (1, 2, 3, 4))
+
+
+def test_hidden_quad():
+    marks = Marks()
+    for d in (1, 2, 3, 4):
+        marks.only(d, "box", 1, "r1c1", "r1c2", "r2c1", "r2c2")
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "HIDDEN_QUAD" and s.digits == (1, 2, 3, 4)
+    assert s.eliminations == tuple((c, d) for c in (0, 1, 9, 10) for d in range(5, 10))
+
+
+def test_x_wing():
+    # Rows 1 and 5 hold 5 only in columns 2 and 7: those columns lose it elsewhere.
+    marks = Marks().only(5, "row", 1, "r1c2", "r1c7").only(5, "row", 5, "r5c2", "r5c7")
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "X_WING"
+    assert s.units == (unit("row", 1), unit("row", 5), unit("col", 2), unit("col", 7))
+    assert s.eliminations == tuple((r * 9 + c, 5) for r in (1, 2, 3, 5, 6, 7, 8) for c in (1, 6))
+    assert marked(s) == "r1c2:5 r1c7:5 r5c2:5 r5c7:5"
+
+
+def test_swordfish():
+    marks = (Marks().only(5, "row", 1, "r1c1", "r1c5").only(5, "row", 5, "r5c5", "r5c9")
+             .only(5, "row", 9, "r9c1", "r9c9"))
+    s = logic.step(EMPTY, marks.masks)
+    assert s.name == "SWORDFISH"
+    assert s.units == tuple(unit("row", r) for r in (1, 5, 9)) + tuple(unit("col", c) for c in (1, 5, 9))
+    assert s.eliminations == tuple((r * 9 + c, 5) for r in (1, 2, 3, 5, 6, 7) for c in (0, 4, 8))
+
+
+def test_skyscraper():
+    # Columns 1 and 4 hold 5 twice each, both in row 8; r2c1 or r3c4 is 5.
+    marks = Marks().only(5, "col", 1, "r2c1", "r8c1").only(5, "col", 4, "r3c4", "r8c4")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("SKYSCRAPER", "r2c5-5 r2c6-5 r3c2-5 r3c3-5")
+    assert [(cell_name(n.cell), n.on) for n in s.chain] == [
+        ("r2c1", False), ("r8c1", True), ("r8c4", False), ("r3c4", True)]
+
+
+def test_two_string_kite():
+    marks = Marks().only(5, "row", 1, "r1c2", "r1c7").only(5, "col", 1, "r3c1", "r6c1")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("TWO_STRING_KITE", "r6c7-5")
+    assert s.units == (unit("row", 1), unit("col", 1), unit("box", 1))
+
+
+def test_xy_wing():
+    marks = Marks().set("r5c5", 1, 2).set("r5c1", 1, 3).set("r2c5", 2, 3)
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("XY_WING", "r2c1-3")
+    assert (marked(s, 0), marked(s, 1)) == ("r2c5:23 r5c1:13", "r5c5:12")
+
+
+def test_xyz_wing():
+    marks = Marks().set("r5c5", 1, 2, 3).set("r5c1", 1, 3).set("r4c5", 2, 3)
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("XYZ_WING", "r5c4-3 r5c6-3")
+    assert marked(s, 1) == "r5c5:123"
+
+
+def test_w_wing():
+    # r1c1 and r5c9 are {1,2}; row 3's only 1s see one each, so one of them is 2.
+    marks = Marks().set("r1c1", 1, 2).set("r5c9", 1, 2).only(1, "row", 3, "r3c2", "r3c9")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("W_WING", "r1c9-2 r5c1-2")
+    assert marked(s, 1) == "r3c2:1 r3c9:1" and s.units == (unit("row", 3),)
+
+
+def test_finned_x_wing():
+    # Rows 1 and 5 would be an X-wing on columns 2 and 7 but for the fin r5c8.
+    marks = Marks().only(5, "row", 1, "r1c2", "r1c7").only(5, "row", 5, "r5c2", "r5c7", "r5c8")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("FINNED_X_WING", "r4c7-5 r6c7-5")
+    assert marked(s, 1) == "r5c8:5"
+
+
+def test_simple_coloring_trap():
+    # 5 alternates r1c1 = r1c5 = r3c4 = r3c8 = r6c8; r6c5 sees both colours.
+    marks = (Marks().only(5, "row", 1, "r1c1", "r1c5").only(5, "box", 2, "r1c5", "r3c4")
+             .only(5, "row", 3, "r3c4", "r3c8").only(5, "col", 8, "r3c8", "r6c8"))
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, s.variant, removed(s)) == ("SIMPLE_COLORING", logic.COLOR_TRAP, "r6c5-5")
+    assert (marked(s, 0), marked(s, 1)) == ("r1c1:5 r3c4:5 r6c8:5", "r1c5:5 r3c8:5")
+
+
+def unique_rectangle_marks() -> Marks:
+    marks = Marks().set("r1c1", 1, 2).set("r1c4", 1, 2).set("r2c1", 1, 2).set("r2c4", 1, 2, 3)
+    for d in (1, 2):  # the floor's pairs are locked, with nothing left to remove
+        marks.only(d, "row", 1, "r1c1", "r1c4").only(d, "col", 1, "r1c1", "r2c1")
+        marks.only(d, "box", 1, "r1c1", "r2c1")
+    return marks
+
+
+def test_unique_rectangle_type_1_only_for_a_unique_puzzle():
+    marks = unique_rectangle_marks()
+    s = logic.step(EMPTY, marks.masks, unique=True)
+    assert (s.name, s.variant, removed(s)) == ("UNIQUE_RECTANGLE", 1, "r2c4-1 r2c4-2")
+    assert marked(s, 0) == "r1c1:12 r1c4:12 r2c1:12 r2c4:12" and marked(s, 1) == "r2c4:3"
+    assert logic.step(EMPTY, marks.masks) is None  # an empty grid is far from unique
+
+
+# -- Boards from the shared sets: the first time a game by steps meets each technique ---
+
+# (file, line, steps before it, technique, variant, placement or eliminations,
+#  pattern cells, units), read off the engine and checked below against the
+#  solution and the definitions (check_pattern).
+FROM_SETS = [
+    ("forum_hardest_1106", 12, 20, "NAKED_QUAD", 0,
+     "r5c1-1 r5c1-7 r5c1-9 r5c3-6 r5c3-9 r5c7-1 r5c7-9 r5c9-6 r5c9-7 r5c9-9", "r5c2 r5c4 r5c6 r5c8", (4,)),
+    ("qqwing_expert", 14, 17, "SASHIMI_X_WING", 0, "r9c6-3", "r4c2 r4c6 r8c2 r8c4 r8c5", (3, 7, 10, 14)),
+    ("qqwing_expert", 15, 11, "UNIQUE_RECTANGLE", 2, "r4c2-5", "r1c2 r1c3 r5c2 r5c3", ()),
+    ("magictour_top1465", 91, 7, "UNIQUE_RECTANGLE", 4, "r7c2-2 r7c3-2", "r1c2 r1c3 r7c2 r7c3", (6,)),
+    ("17_clue", 75, 20, "SIMPLE_COLORING", 2, "r1c6-3 r3c1-3 r4c4-3 r6c8-3 r8c3-3 r8c7-3 r9c8-3",
+     "r1c3 r1c6 r3c1 r3c4 r4c4 r4c7 r6c6 r6c8 r8c3 r8c7 r9c1 r9c8", ()),
+    ("qqwing_expert", 27, 39, "BUG_PLUS_ONE", 0, "r9c4=4", "r9c4", ()),
+    ("msolve_hardest_to_solve", 10, 25, "JELLYFISH", 0, "r5c5-5 r5c6-5 r6c6-5 r7c2-5",
+     "r1c5 r1c6 r1c9 r2c5 r2c6 r2c9 r4c2 r4c6 r8c2 r8c5 r8c6", (0, 1, 3, 7, 10, 13, 14, 17)),
+    ("norvig_hardest", 5, 1, "FINNED_SWORDFISH", 0, "r7c4-9 r7c6-9 r9c4-9 r9c6-9",
+     "r2c4 r2c6 r5c1 r5c4 r5c6 r8c1 r8c4 r8c5 r8c6", (1, 4, 7, 9, 12, 14)),
+    ("magictour_top1465", 20, 6, "SASHIMI_SWORDFISH", 0, "r9c9-9", "r1c1 r1c6 r3c1 r3c6 r3c8 r7c8 r8c8 r9c1",
+     (9, 14, 16, 0, 2, 8)),
+    ("forum_hardest_1905_11plus", 30, 8, "FINNED_JELLYFISH", 0, "r2c7-4 r2c9-4",
+     "r1c6 r1c8 r1c9 r3c2 r3c6 r3c8 r3c9 r5c6 r5c7 r5c9 r8c2 r8c6 r8c7 r8c9", (0, 2, 4, 7, 10, 14, 15, 17)),
+    ("magictour_top1465", 27, 20, "SASHIMI_JELLYFISH", 0, "r2c6-7",
+     "r1c2 r1c6 r1c7 r1c8 r3c2 r3c4 r5c2 r5c7 r5c8 r8c6 r8c7", (0, 2, 4, 7, 10, 14, 15, 16)),
+    ("norvig_top95", 5, 8, "X_CHAIN", 0, "r8c1-5", "r1c1 r1c4 r7c4 r8c5", ()),
+    ("magictour_top1465", 37, 8, "XY_CHAIN", 0, "r7c2-2", "r1c1 r1c2 r2c2 r8c1", ()),
+    ("magictour_top1465", 44, 4, "AIC", 0, "r3c7-3", "r3c3 r3c7 r3c8 r7c2 r7c8 r9c3", ()),
+    ("magictour_top1465", 64, 13, "NICE_LOOP", 1, "r4c8-1 r5c2-3", "r5c2 r5c8 r5c9 r6c7", ()),
+    ("msolve_hardest_to_solve", 4, 0, "ALS_XZ", 0, "r8c6-3 r9c6-3", "r1c6 r2c6 r3c4 r7c5 r7c6 r8c4 r9c4",
+     (19, 25)),
+    ("magictour_top1465", 35, 9, "ALS_XY_WING", 0, "r5c7-8",
+     "r1c7 r2c7 r4c1 r4c4 r4c6 r4c7 r5c2 r6c2 r8c2 r8c7", (10, 15, 3)),
+    ("msolve_hardest_to_solve", 3, 12, "FORCING_CHAIN", 4, "r2c5-1 r2c6-1", "r2c2 r2c3 r2c5 r2c6", (1,)),
+    ("msolve_hardest_to_solve", 2, 1, "FORCING_NET", 1, "r9c8-7", "r7c9 r9c8", (26,)),
+    ("forum_hardest_1106", 23, 7, "FORCING_NET", 3, "r8c7-9", "r6c2", ()),
+    ("forum_hardest_1106", 27, 1, "NESTED_FORCING", 1, "r9c2-7", "r9c2", ()),
+    ("forum_hardest_1106", 4, 0, "TRIAL", 3, "r3c1-5", "r3c1", ()),
+]
+
+
+@pytest.mark.parametrize(("name", "line_no", "before", "technique", "variant", "effect", "cells", "units"),
+                         FROM_SETS, ids=[f"{t}-{v}" for _, _, _, t, v, *_ in FROM_SETS])
+def test_techniques_met_in_the_sets(name, line_no, before, technique, variant, effect, cells, units):
+    puzzle = read(DATA / f"{name}.txt")[line_no]
+    game = Game(puzzle)
+    steps = logic.path(puzzle, unique=True)
+    for s in steps[:before]:
+        game.play(s)
+    s = logic.step(game.board(), game.masks, unique=True)
+    assert s == steps[before]  # the path is the steps one at a time, from pencil marks
+    assert (s.name, s.variant, s.units) == (technique, variant, units)
+    effect_now = f"{cell_name(s.cell)}={s.digit}" if s.is_placement else removed(s)
+    assert (effect_now, names(c for _, c, _ in s.pattern)) == (effect, cells)
+    game.check(s)
+
+
+# -- Whole games -------------------------------------------------------------------------
+
+
+class Game:
+    """A board and its candidates, played step by step, each step checked against the
+    solution and, for the patterns below, against the technique's definition."""
+
+    def __init__(self, puzzle: str, masks: list[int] | None = None):
+        self.cells = list(engine.parse_board(puzzle))
+        self.masks = list(masks) if masks is not None else candidates(bytes(self.cells))
+        self.solution = engine.parse_board(engine.solve(puzzle))
+
+    def board(self) -> str:
+        return "".join(str(v) if v else "." for v in self.cells)
+
+    def has(self, c: int, d: int) -> bool:
+        return bool(self.masks[c] >> (d - 1) & 1)
+
+    def check(self, s: logic.Step) -> None:
+        where = f"{s.name} {s}"
+        if s.is_placement:
+            assert not s.eliminations, where
+            assert self.has(s.cell, s.digit) and self.solution[s.cell] == s.digit, where
+        else:
+            assert s.eliminations, where
+            for c, d in s.eliminations:
+                assert self.has(c, d) and self.solution[c] != d, where
+        check_pattern(self, s)
+
+    def play(self, s: logic.Step) -> None:
+        if s.is_placement:
+            self.cells[s.cell] = s.digit
+            self.masks[s.cell] = 0
+            for p in PEERS[s.cell]:
+                self.masks[p] &= ~(1 << (s.digit - 1))
+        for c, d in s.eliminations:
+            self.masks[c] &= ~(1 << (d - 1))
+
+
+def check_pattern(game: Game, s: logic.Step) -> None:
+    """What a step's pattern must be, by the definitions (not by the C code's way)."""
+    for _, c, d in s.pattern:
+        assert game.has(c, d), f"{s.name}: the pattern holds {cell_name(c)}-{d}, not a candidate"
+    if s.chain and s.name not in ("FORCING_CHAIN", "FORCING_NET", "NESTED_FORCING"):
+        check_chain(game, s)
+    if "X_WING" in s.name or "SWORDFISH" in s.name or "JELLYFISH" in s.name:
+        check_fish(game, s)
+    if s.name.startswith("ALS"):
+        for group in (0, 1, 2):
+            cells = {c for g, c, _ in s.pattern if g == group}
+            if cells:
+                digits = {d for c in cells for d in range(1, 10) if game.has(c, d)}
+                assert len(digits) == len(cells) + 1, f"{s.name}: group {group} is no ALS"
+                assert any(cells <= set(u.cells) for u in UNITS), f"{s.name}: group {group} spans units"
+
+
+def strong(game: Game, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    (ca, da), (cb, db) = a, b
+    if ca == cb:
+        return da != db and bin(game.masks[ca]).count("1") == 2
+    return da == db and any(
+        ca in u.cells and cb in u.cells and [c for c in u.cells if game.has(c, da)] in ([ca, cb], [cb, ca])
+        for u in UNITS)
+
+
+def weak(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    (ca, da), (cb, db) = a, b
+    return da != db if ca == cb else da == db and cb in PEERS[ca]
+
+
+def check_chain(game: Game, s: logic.Step) -> None:
+    """Links alternate strong (from an off node) and weak (from an on node); the
+    eliminated candidates are weakly linked to both ends (or the loop's links)."""
+    nodes = [(n.cell, n.digit) for n in s.chain]
+    for i, (a, b) in enumerate(zip(nodes, nodes[1:])):
+        on = s.chain[i].on
+        assert on == (i % 2 == 1), f"{s.name}: node {i} should be {'on' if i % 2 else 'off'}"
+        if on:
+            assert weak(a, b), f"{s.name}: {a} -> {b} is no weak link"
+        else:
+            assert strong(game, a, b), f"{s.name}: {a} -> {b} is no strong link"
+    first, last = nodes[0], nodes[-1]
+    assert s.chain[-1].on
+    if s.is_placement:
+        assert first == last == (s.cell, s.digit), s.name
+        return
+    loop = s.name == "NICE_LOOP" and weak(last, first)
+    for target in s.eliminations:
+        if loop and not (weak(target, first) and weak(target, last)):
+            # a continuous loop: one of the two ends of every weak link is true
+            assert any(weak(target, a) and weak(target, b) and target not in (a, b)
+                       for i, (a, b) in enumerate(zip(nodes + [first], nodes[1:] + [first]))
+                       if s.chain[i].on or i == len(nodes) - 1), f"{s.name}: {target}"
+        else:
+            assert weak(target, first) and weak(target, last), f"{s.name}: {target} not seen by both ends"
+
+
+def check_fish(game: Game, s: logic.Step) -> None:
+    """n base lines, n cover lines; the base candidates off the fins lie in the
+    cover lines; fins share one box; eliminations are in the cover lines, off the
+    base lines (and in the fins' box)."""
+    (d,) = s.digits
+    n = len(s.units) // 2
+    base, cover = s.units[:n], s.units[n:]
+    base_cells = {c for u in base for c in UNITS[u].cells}
+    cover_cells = {c for u in cover for c in UNITS[u].cells}
+    fins = {c for g, c, _ in s.pattern if g == 1}
+    body = {c for g, c, _ in s.pattern if g == 0}
+    assert body | fins == {c for c in base_cells if game.has(c, d)}, s.name
+    assert body <= cover_cells and not fins & cover_cells, s.name
+    boxes = {c // 27 * 3 + c % 9 // 3 for c in fins}
+    assert len(boxes) <= 1 and bool(fins) == ("FINNED" in s.name or "SASHIMI" in s.name), s.name
+    for c, _ in s.eliminations:
+        assert c in cover_cells and c not in base_cells, s.name
+        assert all(c in PEERS[f] for f in fins), s.name
+
+
+def play_whole_game(puzzle: str, masks: list[int] | None = None) -> int:
+    """Plays a unique puzzle by steps to the end, checking each; returns the steps."""
+    game = Game(puzzle, masks)
+    steps = 0
+    while (s := logic.step(game.board(), game.masks, unique=True)) is not None:
+        game.check(s)
+        game.play(s)
+        steps += 1
+    assert all(game.cells), f"stuck after {steps} steps: {game.board()}"
+    return steps
+
+
+UNIQUE_SETS = ["17_clue", "forum_hardest_1106", "forum_hardest_1905_11plus", "magictour_top1465",
+               "msolve_hardest_to_solve", "msolve_hardest_to_verify", "norvig_hardest", "norvig_top95",
+               "qqwing_easy", "qqwing_expert", "qqwing_intermediate"]
+# The hardest sets take a tenth of a second and more a game; a sample keeps the suite quick.
+SAMPLE = {"forum_hardest_1905_11plus": 8, "forum_hardest_1106": 8, "msolve_hardest_to_solve": 6,
+          "msolve_hardest_to_verify": 6, "magictour_top1465": 30, "17_clue": 30}
+
+
+@pytest.mark.parametrize("name", UNIQUE_SETS)
+def test_whole_games_by_steps_need_no_solution(name):
+    puzzles = read(DATA / f"{name}.txt")[: SAMPLE.get(name)]
+    assert sum(play_whole_game(p) for p in puzzles) > len(puzzles)
+
+
+def test_whole_games_from_a_players_pencil_marks():
+    """A player's own pencil marks, right but with some wrong candidates crossed
+    out already, or not: the steps go on from them to the end."""
+    rng = random.Random(14)
+    for puzzle in read(DATA / "magictour_top1465.txt")[30:45] + read(DATA / "qqwing_expert.txt")[:15]:
+        solution = engine.parse_board(engine.solve(puzzle))
+        masks = candidates(engine.parse_board(puzzle))
+        for c in range(81):
+            for d in range(1, 10):
+                if masks[c] >> (d - 1) & 1 and d != solution[c] and rng.random() < 0.3:
+                    masks[c] &= ~(1 << (d - 1))
+        play_whole_game(puzzle, masks)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("SUDOKU_PUZZLES"), reason="SUDOKU_PUZZLES names the full sets")
+@pytest.mark.parametrize("name", UNIQUE_SETS)
+def test_whole_games_on_a_sample_of_the_full_sets(name):
+    puzzles = read(Path(os.environ["SUDOKU_PUZZLES"]) / f"{name}.txt")
+    for puzzle in random.Random(name).sample(puzzles, min(len(puzzles), 40)):
+        play_whole_game(puzzle)
+
+
+# -- Levels and grades -------------------------------------------------------------------
+
+
+def test_the_levels_and_weights_cover_every_technique():
+    assert logic.TECHNIQUES[0] == "NONE" and len(set(logic.TECHNIQUES)) == len(logic.TECHNIQUES)
+    assert logic.LEVELS[0] == 0 and all(1 <= level <= 5 for level in logic.LEVELS[1:])
+    assert list(logic.LEVELS) == sorted(logic.LEVELS)  # the ladder goes up, level by level
+    assert [logic.LEVELS[logic.TECHNIQUES.index(t)] for t in ("HIDDEN_SINGLE", "POINTING", "X_WING",
+            "AIC", "FORCING_NET")] == [1, 2, 3, 4, 5]
+
+
+def test_a_technique_above_max_level_is_not_used():
+    puzzle = read(DATA / "magictour_top1465.txt")[0]
+    for level in range(1, 6):
+        assert all(logic.LEVELS[s.technique] <= level for s in logic.path(puzzle, unique=True, max_level=level))
+
+
+def test_grade_is_the_path_summed_and_grade_many_agrees():
+    puzzles = read(DATA / "qqwing_expert.txt")[:5] + read(DATA / "magictour_top1465.txt")[:5]
+    grades = logic.grade_many("".join(puzzles))
+    for puzzle, g in zip(puzzles, grades):
+        steps = logic.path(puzzle, unique=True)
+        assert g == logic.grade(puzzle)
+        assert (g.solutions, g.solved, g.steps) == (1, True, len(steps))
+        assert g.score == sum(logic.WEIGHTS[s.technique] for s in steps)
+        assert g.counts == tuple(sum(s.technique == t for s in steps) for t in range(len(logic.TECHNIQUES)))
+        assert g.level == max(logic.LEVELS[s.technique] for s in steps)
+
+
+def test_grades_of_boards_with_no_or_many_solutions():
+    none = read(DATA / "invalid_no_solution.txt")[0]
+    many = read(DATA / "multi_solution_16_clue.txt")[0]
+    assert logic.grade(none)[:2] == (0, False) and logic.grade(none).level_name == "unsolved"
+    g = logic.grade(many)
+    assert g.solutions == 2 and not g.solved and g.counts[logic.TECHNIQUES.index("UNIQUE_RECTANGLE")] == 0
+
+
+def test_a_solved_board_has_no_step_and_grades_with_none():
+    solution = engine.solve(read(DATA / "qqwing_easy.txt")[0])
+    assert logic.step(solution) is None and logic.path(solution) == []
+    assert logic.grade(solution)[:4] == (1, True, 0, 0)
+
+
+def test_bad_boards_and_pencil_marks_are_named():
+    with pytest.raises(ValueError, match=r"cell r1c1: 'x'"):
+        logic.step("x" + "." * 80)
+    with pytest.raises(ValueError, match="expected 81 masks, got 80"):
+        logic.step(EMPTY, [ALL] * 80)
+    with pytest.raises(ValueError, match=r"pencil_marks: cell r1c3: not a mask"):
+        logic.step(EMPTY, [ALL, ALL, 512] + [ALL] * 78)
+    with pytest.raises(ValueError, match=r"pencil_marks: cell r1c1: not a mask"):
+        logic.step(EMPTY, ["x"] + [ALL] * 80)
+    with pytest.raises(TypeError):
+        logic.step(EMPTY, 5)
+    with pytest.raises(ValueError, match="max_level must be 1-5"):
+        logic.step(EMPTY, max_level=6)
+    with pytest.raises(ValueError, match="board 1: cell r1c1"):
+        logic.grade_many("." * 81 + "x" + "." * 80)
+    with pytest.raises(ValueError, match="whole number"):
+        logic.grade_many("." * 80)
+
+
+def test_marks_that_leave_a_cell_nothing_give_no_step():
+    assert logic.step(EMPTY, [0] + [ALL] * 80) is None
+    assert logic.path(EMPTY, [0] + [ALL] * 80) == []

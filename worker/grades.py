@@ -1,0 +1,37 @@
+"""Grades in the API's form: a sudoku.v1.GradeReply per puzzle.
+
+``grade_boards(boards)`` grades a str of 81-char boards in one C call
+(worker.logic.grade_many) and returns, per board, the GradeReply in
+protobuf JSON form (proto field names, enums by name, zeros left out), which
+the service turns into the message with ``pb.GradeReply(**reply)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from worker import logic
+
+VERDICTS = {0: "NONE", 1: "UNIQUE", 2: "MULTIPLE", -1: "UNKNOWN"}
+
+
+def grade_json(g: logic.Grade) -> dict[str, Any]:
+    out: dict[str, Any] = {"verdict": VERDICTS[g.solutions]}
+    if g.solutions == 1 and g.solved and g.level:
+        out["level"] = logic.LEVEL_NAMES[g.level].upper()
+    if g.score:
+        out["score"] = g.score
+    if g.hardest:
+        out["hardest"] = logic.TECHNIQUES[g.hardest]
+    used = [{"technique": logic.TECHNIQUES[t], "count": n} for t, n in enumerate(g.counts) if n]
+    if used:
+        out["techniques"] = used
+    if g.steps:
+        out["steps"] = g.steps
+    if g.solved:
+        out["solved"] = True
+    return out
+
+
+def grade_boards(boards: str) -> list[dict[str, Any]]:
+    return [grade_json(g) for g in logic.grade_many(boards)]
