@@ -7,7 +7,7 @@ On an embedded Redis (unix socket), one caller at a time, so the figures
 are the caller's own time plus one round trip:
   - held / redis-py: one EVALSHA of a script that returns at once, with
     START's number of keys and arguments, on the worker's held connection
-    (worker/lifecycle.py) and through redis-py's register_script;
+    (sudoku/scripts.py) and through redis-py's register_script;
   - worker job: a no-op job through LeanWorker (dequeue, START, the call,
     FINISH), µs a job over a burst of `calls` jobs;
   - enqueue: Enqueuer.enqueue (service/enqueue.py) one call at a time,
@@ -34,9 +34,10 @@ from rq.serializers import JSONSerializer  # noqa: E402
 
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.enqueue import Enqueuer  # noqa: E402
-from worker.lifecycle import HeldScript, LeanWorker  # noqa: E402
+from sudoku.scripts import HeldConnection, Script  # noqa: E402
+from worker.lifecycle import LeanWorker  # noqa: E402
 
-TRIVIAL = "return ARGV[1]"
+TRIVIAL = Script("return ARGV[1]")
 KEYS = [f"bench:key:{i}" for i in range(7)]
 ARGS = ["a" * 32, "b" * 32, 1767225600.123456, "worker-name", 70, 1767225730.5, 130, 1767225670.5,
         "worker-name:" + "c" * 32, "2026-01-01T00:00:00.123456Z", 130, "2026-01-01T00:00:00.123456Z"]
@@ -51,12 +52,15 @@ def per_call(call, calls: int) -> float:
 
 
 def held(redis: Redis, calls: int) -> float:
-    script = HeldScript(redis, TRIVIAL)
-    return per_call(lambda: script(KEYS, ARGS), calls)
+    held = HeldConnection(redis)
+    try:
+        return per_call(lambda: held(TRIVIAL, KEYS, ARGS), calls)
+    finally:
+        held.close()
 
 
 def redis_py(redis: Redis, calls: int) -> float:
-    script = redis.register_script(TRIVIAL)
+    script = redis.register_script(TRIVIAL.source)
     return per_call(lambda: script(keys=KEYS, args=ARGS), calls)
 
 
