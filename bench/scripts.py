@@ -8,8 +8,9 @@ are the caller's own time plus one round trip:
   - held / redis-py: one EVALSHA of a script that returns at once, with
     START's number of keys and arguments, on the worker's held connection
     (sudoku/scripts.py) and through redis-py's register_script;
-  - worker job: a no-op job through LeanWorker (dequeue, START, the call,
-    FINISH), µs a job over a burst of `calls` jobs;
+  - worker job: a no-op job through the workers' class, SudokuWorker
+    (dequeue, START, the call, FINISH), µs a job over a burst of `calls`
+    jobs;
   - enqueue: Enqueuer.enqueue (service/enqueue.py) one call at a time,
     and calls per second with 64 calls in flight.
 Each line gives the median of the rounds and their range.
@@ -35,7 +36,7 @@ from rq.serializers import JSONSerializer  # noqa: E402
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.enqueue import Enqueuer  # noqa: E402
 from sudoku.scripts import HeldConnection, Script  # noqa: E402
-from worker.lifecycle import LeanWorker  # noqa: E402
+from worker.workers import SudokuWorker  # noqa: E402
 
 TRIVIAL = Script("return ARGV[1]")
 KEYS = [f"bench:key:{i}" for i in range(7)]
@@ -71,7 +72,7 @@ def worker_jobs(redis: Redis, calls: int) -> float:
         for i in range(calls):
             queue.enqueue_call("builtins.abs", args=(i,), result_ttl=60, pipeline=pipe)
         pipe.execute()
-    worker = LeanWorker([name], connection=redis, serializer=JSONSerializer)
+    worker = SudokuWorker([name], connection=redis, serializer=JSONSerializer)
     t0 = time.perf_counter()
     worker.work(burst=True, logging_level="ERROR")
     took = time.perf_counter() - t0

@@ -30,6 +30,25 @@ def redis(redis_url):
     client.close()
 
 
+@pytest.fixture
+def fresh_redis():
+    """fresh_redis() starts a Redis of the test's own and returns a client:
+    for runs that must not see each other, or faults that must not reach
+    the session's Redis."""
+    servers, clients = [], []
+
+    def make() -> Redis:
+        servers.append(EmbeddedRedis().start())
+        clients.append(Redis.from_url(servers[-1].url))
+        return clients[-1]
+
+    yield make
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop()
+
+
 @pytest.fixture(scope="session")
 def workers(redis_url):
     supervisor = Supervisor(WORKERS, redis_url, env={"SUDOKU_WORKER_CLASS": FAULTY_WORKER})

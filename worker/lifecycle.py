@@ -172,8 +172,13 @@ class LeanWorker(SimpleWorker):
 
     def start_job(self, job: Job, queue: Queue) -> Execution | None:
         """RQ's prepare_execution and prepare_job_execution, and reading the
-        job, in one script (START); None if the job no longer exists."""
-        ttl = self.get_heartbeat_ttl(job)
+        job, in one script (START); None if the job no longer exists.
+
+        The heartbeat's TTL is asked for before the job is read. Where it
+        depends on the job (RQ's SimpleWorker gives the job's timeout plus a
+        minute), START runs again with the TTL of the job as read;
+        SudokuWorker's TTL is the same for every job, so it never does.
+        """
         execution = Execution(id=uuid.uuid4().hex, job_id=job.id, connection=self.connection, worker_name=self.name)
         execution._job = job
         self.last_heartbeat = now()
@@ -183,9 +188,14 @@ class LeanWorker(SimpleWorker):
         if len(self.queues) == 1:  # RQ dequeued it through its intermediate queue
             keys_.append(queue.intermediate_queue_key)
         stamp = current_timestamp()
-        args = [execution.id, job.id, execution.created_at.timestamp(), self.name, ttl, stamp + ttl + 60, ttl + 60,
-                stamp + ttl, execution.composite_key, job_time, self.worker_key_ttl(ttl), job_time]
-        stored = self._scripts(scripts.START, keys_, args)
+
+        def start(ttl: int) -> list:
+            return self._scripts(scripts.START, keys_, [
+                execution.id, job.id, execution.created_at.timestamp(), self.name, ttl, stamp + ttl + 60, ttl + 60,
+                stamp + ttl, execution.composite_key, job_time, self.worker_key_ttl(ttl), job_time])
+
+        unread_ttl = self.get_heartbeat_ttl(job)
+        stored = start(unread_ttl)
         self._state = WorkerStatus.BUSY
         self._renewed_at = time.monotonic()
         self.executions[execution.id] = execution
@@ -194,6 +204,8 @@ class LeanWorker(SimpleWorker):
             self._forget(job, execution)
             return None
         restore(job, stored)
+        if self.get_heartbeat_ttl(job) != unread_ttl:
+            start(self.get_heartbeat_ttl(job))
         self.procline(f"Processing {job.func_name} from {job.origin} since {time.time()}")
         return execution
 
