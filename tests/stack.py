@@ -45,6 +45,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def url_of(redis) -> str:
+    """The URL of a client of an embedded Redis (a unix socket)."""
+    return f"unix://{redis.connection_pool.connection_kwargs['path']}"
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
