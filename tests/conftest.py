@@ -11,6 +11,7 @@ from redis import Redis
 from service.embedded_redis import EmbeddedRedis
 from tests.fixtures import FAULTY_WORKER
 from tests.stack import ServiceThread, make_settings, supervise_in_background
+from tests.tls import self_signed
 from worker.supervisor import Supervisor
 
 WORKERS = 2
@@ -85,6 +86,12 @@ def custom_service(redis_url, workers):
     yield make
     for running in started:
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for localhost and 127.0.0.1: (cert, key) paths."""
+    return self_signed(tmp_path_factory.mktemp("tls"))
 
 
 def pytest_report_header(config):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import socket
 import ssl
-import threading
 import time
 
 import pytest
@@ -25,7 +24,6 @@ from service import security, web
 from service.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion, puzzles
-from tests.test_security import certificate  # noqa: F401 - the fixture
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
