@@ -8,13 +8,18 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-newest-rq proto web bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto web bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
 
 test: $(BIN)/.installed-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The suite without the tests marked slow, which wait seconds by design (a
+# quick check while working; `make test` is the whole suite, as CI runs it).
+test-fast: $(BIN)/.installed-test
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 # The tests that check what we write in RQ's keys against RQ's own code
 # (pytest -m rq: the job lifecycle, the enqueue, the results), run against

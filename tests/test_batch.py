@@ -8,6 +8,7 @@ import threading
 import time
 
 import grpc
+import pytest
 
 from service.cache import count_key, hint_key
 from service.validate import count_spec, hint_spec
@@ -85,6 +86,7 @@ def test_identical_hints_are_answered_from_the_cache(stub, service, redis):
     assert first.reason != "from the cache"
 
 
+@pytest.mark.slow
 def test_a_batch_of_ten_thousand_returns_every_index_once_in_order(stub):
     rng = random.Random(20261130)
     sources = puzzles("17_clue") + puzzles("qqwing_easy") + puzzles("invalid_no_solution")
@@ -107,6 +109,7 @@ def test_a_batch_of_ten_thousand_returns_every_index_once_in_order(stub):
                 assert reply.verdict == expected
 
 
+@pytest.mark.slow
 def test_a_batch_reader_that_stops_reading_slows_the_sender(service):
     """Back-pressure: once the client stops reading replies, the service
     stops taking requests; the sender is held by gRPC's flow control with

@@ -7,6 +7,7 @@ import threading
 import time
 
 import grpc
+import pytest
 from rq import Queue
 from rq.serializers import JSONSerializer
 
@@ -169,6 +170,7 @@ def test_a_request_spreads_over_jobs_and_replies_keep_request_order(custom_servi
     assert all(list(r.verdicts) == [V.UNIQUE] * 23 for r in replies)
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
     sent = 0
     # With solutions a reply is as big as its request (8 KB), so gRPC's
