@@ -47,7 +47,7 @@ class Settings:
     max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS"})
     # Frames a second this process promises its open streams at most (a
     # paced stream counts its fps, an unpaced one 100); a stream past it gets
-    # RESOURCE_EXHAUSTED at once. One process delivers about 6,000 (bench/frames.py).
+    # RESOURCE_EXHAUSTED at once. bench/frames.py measures what one process delivers.
     max_frame_rate: int = field(default=5_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE"})
     # Streams one client connection may have open at once (HTTP/2 setting).
     max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION"})
