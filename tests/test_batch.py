@@ -15,6 +15,7 @@ from service.validate import count_spec, hint_spec
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
+from tests.stack import until_steady
 from worker import engine
 
 TIMEOUT = 60
@@ -135,13 +136,7 @@ def test_a_batch_reader_that_stops_reading_slows_the_sender(service):
     with channel:
         call = pb_grpc.SudokuStub(channel).CountBatch(requests(), timeout=TIMEOUT)
         first = next(call)  # then read nothing more
-        samples = [0]
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            time.sleep(1)
-            samples.append(sent)
-            if samples[-1] == samples[-2]:
-                break
+        samples = until_steady(lambda: sent)
         stopped = samples[-1] == samples[-2]
         if stopped:
             done.set()

@@ -24,6 +24,20 @@ ECHO = Script("return ARGV[1]")
 BOUND_S = 0.5  # the clients' socket timeout here
 
 
+def on_pool(url: str, calls, **options):
+    """`await calls(pool)` with a ScriptPool of one connection to `url`."""
+    async def run():
+        client = AsyncRedis.from_url(url, **options)
+        pool = ScriptPool(client, slots=1)
+        try:
+            return await calls(pool)
+        finally:
+            await pool.close()
+            await client.aclose()
+
+    return asyncio.run(run())
+
+
 @pytest.mark.parametrize("after_timeout", [False, True])
 def test_a_lost_script_is_loaded_once_and_a_broken_connection_reconnected_once(after_timeout):
     recovery = Recovery(after_timeout)
@@ -58,18 +72,12 @@ def test_both_callers_return_the_reply_and_reload_a_flushed_script(fresh_redis):
     finally:
         held.close()
 
-    async def call() -> list:
-        client = AsyncRedis.from_url(url_of(redis))
-        pool = ScriptPool(client, slots=1)
-        try:
-            first = await pool(ECHO, [], ["y"])
-            redis.script_flush()
-            return [first, await pool(ECHO, ["k"], ["z"])]
-        finally:
-            await pool.close()
-            await client.aclose()
+    async def calls(pool: ScriptPool) -> list:
+        first = await pool(ECHO, [], ["y"])
+        redis.script_flush()
+        return [first, await pool(ECHO, ["k"], ["z"])]
 
-    assert asyncio.run(call()) == [b"y", b"z"]
+    assert on_pool(url_of(redis), calls) == [b"y", b"z"]
 
 
 def test_a_value_that_cannot_be_sent_is_redis_pys_data_error(fresh_redis):
@@ -81,17 +89,8 @@ def test_a_value_that_cannot_be_sent_is_redis_pys_data_error(fresh_redis):
     finally:
         held.close()
 
-    async def call() -> None:
-        client = AsyncRedis.from_url(url_of(redis))
-        pool = ScriptPool(client, slots=1)
-        try:
-            await pool(ECHO, [], [None])
-        finally:
-            await pool.close()
-            await client.aclose()
-
     with pytest.raises(DataError, match="NoneType"):
-        asyncio.run(call())
+        on_pool(url_of(redis), lambda pool: pool(ECHO, [], [None]))
 
 
 def test_a_stalled_redis_costs_the_service_one_try_and_a_worker_two():
@@ -114,18 +113,12 @@ def test_a_stalled_redis_costs_the_service_one_try_and_a_worker_two():
         finally:
             os.kill(server.proc.pid, signal.SIGCONT)
 
-    async def service_call() -> int:
-        client = AsyncRedis.from_url(server.url, socket_timeout=BOUND_S)
-        pool = ScriptPool(client, slots=1)
-        try:
-            await pool(ECHO, [], ["warm"])
-            before = connections()
-            with stopped(), pytest.raises(RedisTimeoutError):
-                await pool(ECHO, [], ["late"])
-            return connections() - before
-        finally:
-            await pool.close()
-            await client.aclose()
+    async def service_call(pool: ScriptPool) -> int:
+        await pool(ECHO, [], ["warm"])
+        before = connections()
+        with stopped(), pytest.raises(RedisTimeoutError):
+            await pool(ECHO, [], ["late"])
+        return connections() - before
 
     worker = Redis.from_url(server.url, socket_timeout=BOUND_S)
     held = HeldConnection(worker)
@@ -135,7 +128,7 @@ def test_a_stalled_redis_costs_the_service_one_try_and_a_worker_two():
         with stopped(), pytest.raises(RedisTimeoutError):
             held(ECHO, [], ["late"])
         assert connections() - before == 1  # the worker's second try
-        assert asyncio.run(service_call()) == 0
+        assert on_pool(server.url, service_call, socket_timeout=BOUND_S) == 0
         assert held(ECHO, [], ["again"]) == b"again"
     finally:
         held.close()
