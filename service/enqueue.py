@@ -109,12 +109,12 @@ class Enqueuer:
         """Queues func(args) as job `job_id` unless `bound` jobs are waiting.
 
         `options` are enqueue_call's, those in OPTIONS (TypeError for the
-        others). With `stream`, writes `first_frame` as the
-        stream's frame 1 in the same step. With `cached`, a cache key: if it
-        holds a reply, nothing is queued and the reply is returned. With
-        `claim`, a request_id: if it names a job that still has its stream,
-        nothing is queued and that job is returned; raises RequestIdReused if
-        it names another request.
+        others). With `stream`, writes `first_frame` as the stream's frame 1
+        in the same step. With `cached`, a cache key: if it holds a reply,
+        nothing is queued and the reply is returned. With `claim`, a
+        request_id: if it names a job that still has its stream, nothing is
+        queued and that job is returned; raises RequestIdReused if it names
+        another request.
         """
         fields = self._fields(queue, func, args, job_id, options)
         keys_ = [queue.key, queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING, stream or "",
