@@ -16,15 +16,16 @@ import asyncio
 import collections
 import itertools
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
 
 from client import requests as rq
+from client.connection import channel_options as make_channel_options
 from client.connection import (
-    CHANNEL_OPTIONS,
+    open_channel,
     Deadline,
     Retry,
     call_metadata,
@@ -60,16 +61,15 @@ class AsyncClient:
         token: str | None = None,
         timeout: float | None = 60.0,
         retry: Retry = Retry(),
+        load_balancing: str | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
     ):
         self.address = resolve_address(address)
         self.timeout = timeout
         self.retry = retry
         self.metadata = call_metadata(token)
-        creds = credentials(ca_file)
-        if creds is None:
-            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
-        else:
-            self._channel = grpc.aio.secure_channel(self.address, creds, options=CHANNEL_OPTIONS)
+        options = make_channel_options(load_balancing, channel_options)
+        self._channel = open_channel(grpc.aio, self.address, credentials(ca_file), options)
         self._stub = sudoku_pb2_grpc.SudokuStub(self._channel)
 
     async def close(self) -> None:

@@ -242,6 +242,7 @@ class App:
     redis: AsyncRedis
     sync_redis: Redis
     enqueuer: Enqueuer
+    servicer: SudokuServicer
     monitor: asyncio.Task | None = None
     http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
 
@@ -328,7 +329,7 @@ async def start(settings: Settings) -> App:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer)
     if settings.http_listen:
         try:
             app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC

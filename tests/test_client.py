@@ -23,7 +23,7 @@ from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread
+from tests.stack import ServiceThread, make_settings
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -217,6 +217,35 @@ def test_a_watched_job_that_was_lost_is_submitted_again(service, redis, kind):
         check(stream, frames)
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("policy", ["pick_first", "round_robin"])
+def test_several_instances_behind_one_target(redis_url, workers, policy):
+    """An ipv4: target of two service instances: round_robin spreads the
+    streams over both; with either policy, calls go on when one instance stops."""
+    first, second = (ServiceThread(make_settings(redis_url)).start() for _ in range(2))
+    target = f"ipv4:127.0.0.1:{first.app.port},127.0.0.1:{second.app.port}"
+    try:
+        with Client(target, timeout=30, load_balancing=policy, retry=FAST_RETRY) as client:
+            streams = [client.watch(WIKIPEDIA, duration=20, fps=1) for _ in range(6)]
+            for stream in streams:
+                next(stream)
+            open_on = [s.app.servicer.frames.streams for s in (first, second)]
+            assert sum(open_on) == 6
+            assert (min(open_on) > 0) == (policy == "round_robin"), open_on
+            for stream in streams:
+                stream.close()
+            first.stop()
+            for _ in range(4):
+                assert client.count(WIKIPEDIA).verdict == pb.CountReply.UNIQUE
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_a_load_balancing_policy_must_be_known():
+    with pytest.raises(ValueError, match="load_balancing"):
+        Client("localhost:1", load_balancing="weighted")
 
 
 def test_a_retried_solve_sends_the_same_request_id(client):

@@ -9,6 +9,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
+
+from redis import Redis
+from redis.exceptions import RedisError
 
 from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
@@ -40,13 +44,30 @@ def run(settings: Settings) -> None:
                         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     if not settings.redis_url:
         raise SystemExit("worker: REDIS_URL is not set (sudoku-server and sudoku-worker set it for their workers)")
+    redis = connections.worker(settings.redis_url)
+    _wait_for(redis)
     # Names, not Queue objects: each worker class makes its own kind of queue.
-    worker = worker_class(settings.worker_class)(
-        list(keys.QUEUES), connection=connections.worker(settings.redis_url), serializer=JSONSerializer)
+    worker = worker_class(settings.worker_class)(list(keys.QUEUES), connection=redis, serializer=JSONSerializer)
     threading.Thread(target=maintain, args=(connections.worker(settings.redis_url), os.getppid()),
                      name="maintenance", daemon=True).start()
     heap.settle()
     worker.work(logging_level=settings.log_level, with_scheduler=False)
+
+
+def _wait_for(redis: Redis) -> None:
+    """Returns once Redis answers. A worker started while Redis is away
+    (replaced by its supervisor during an outage) waits for it instead of
+    failing at once and being restarted in a loop."""
+    wait = 0.1
+    while True:
+        try:
+            redis.ping()
+            return
+        except RedisError as exc:
+            if wait == 0.1:
+                logging.getLogger("sudoku.worker").warning("waiting for Redis (%s)", exc)
+            time.sleep(wait)
+            wait = min(wait * 2, 2.0)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,9 @@ class Liveness:
     (and the running job's heartbeat, see `beating`) every second."""
 
     beating: tuple[Queue, object] | None = None  # (queue, execution) of a job run in this process
+    # RQ waits up to a minute between tries when Redis is away; a worker
+    # should be back at work within seconds of Redis.
+    max_connection_wait_time = 2.0
     _alive: threading.Thread | None = None
     _dying = False
     _outage_logged = False
