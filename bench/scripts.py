@@ -10,9 +10,11 @@ are the caller's own time plus one round trip:
     (sudoku/scripts.py) and through redis-py's register_script;
   - worker job: a no-op job through the workers' class, SudokuWorker
     (dequeue, START, the call, FINISH), µs a job over a burst of `calls`
-    jobs;
+    jobs, and the worker's CPU µs a job (Redis's own is not counted);
   - enqueue: Enqueuer.enqueue (service/enqueue.py) one call at a time,
-    and calls per second with 64 calls in flight.
+    and calls per second with 64 calls in flight, with the CPU µs of the
+    caller's process a call then (the least noisy of these figures on a
+    shared machine).
 Each line gives the median of the rounds and their range.
 """
 
@@ -65,7 +67,7 @@ def redis_py(redis: Redis, calls: int) -> float:
     return per_call(lambda: script(keys=KEYS, args=ARGS), calls)
 
 
-def worker_jobs(redis: Redis, calls: int) -> float:
+def worker_jobs(redis: Redis, calls: int) -> tuple[float, float]:
     name = f"bench-{uuid.uuid4().hex}"
     queue = Queue(name, connection=redis, serializer=JSONSerializer)
     with redis.pipeline() as pipe:
@@ -73,16 +75,17 @@ def worker_jobs(redis: Redis, calls: int) -> float:
             queue.enqueue_call("builtins.abs", args=(i,), result_ttl=60, pipeline=pipe)
         pipe.execute()
     worker = SudokuWorker([name], connection=redis, serializer=JSONSerializer)
-    t0 = time.perf_counter()
+    cpu, t0 = time.process_time(), time.perf_counter()
     worker.work(burst=True, logging_level="ERROR")
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - cpu
     assert queue.count == 0 and len(queue.finished_job_registry) == calls
     redis.flushdb()
-    return took / calls * 1e6
+    return took / calls * 1e6, cpu / calls * 1e6
 
 
-async def enqueues(url: str, redis: Redis, calls: int) -> tuple[float, float]:
-    """µs an enqueue one at a time, and enqueues a second 64 at a time."""
+async def enqueues(url: str, redis: Redis, calls: int) -> tuple[float, float, float]:
+    """µs an enqueue one at a time; enqueues a second 64 at a time, and the
+    CPU µs of this process an enqueue then."""
     queue = Queue(f"bench-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
     client = AsyncRedis.from_url(url)
     enqueuer = Enqueuer(client)
@@ -102,9 +105,10 @@ async def enqueues(url: str, redis: Redis, calls: int) -> tuple[float, float]:
                 await enqueuer.enqueue(queue, 10**9, "worker.jobs.count", {"board": "." * 81}, uuid.uuid4().hex,
                                        **options)
 
-        t0 = time.perf_counter()
+        cpu, t0 = time.process_time(), time.perf_counter()
         await asyncio.gather(*(caller() for _ in range(64)))
-        return one, calls / (time.perf_counter() - t0)
+        took, cpu = time.perf_counter() - t0, time.process_time() - cpu
+        return one, calls / took, cpu / calls * 1e6
     finally:
         await enqueuer.close()
         await client.aclose()
@@ -122,15 +126,19 @@ def main() -> None:
     args = parser.parse_args()
     server = EmbeddedRedis().start()
     redis = Redis.from_url(server.url)
-    rows: dict[str, list[float]] = {"held": [], "redis-py": [], "worker job": [], "enqueue": [], "enqueue x64": []}
+    rows: dict[str, list[float]] = {name: [] for name in (
+        "held", "redis-py", "worker job", "worker CPU", "enqueue", "enqueue x64", "enqueue CPU")}
     try:
         for _ in range(args.rounds):
             rows["held"].append(held(redis, args.calls))
             rows["redis-py"].append(redis_py(redis, args.calls))
-            rows["worker job"].append(worker_jobs(redis, args.calls))
-            one, many = asyncio.run(enqueues(server.url, redis, args.calls))
+            took, cpu = worker_jobs(redis, args.calls)
+            rows["worker job"].append(took)
+            rows["worker CPU"].append(cpu)
+            one, many, cpu = asyncio.run(enqueues(server.url, redis, args.calls))
             rows["enqueue"].append(one)
             rows["enqueue x64"].append(many)
+            rows["enqueue CPU"].append(cpu)
     finally:
         redis.close()
         server.stop()
