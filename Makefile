@@ -8,13 +8,31 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test proto web bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto web bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
 
 test: $(BIN)/.installed-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The suite without the tests marked slow, which wait seconds by design (a
+# quick check while working; `make test` is the whole suite, as CI runs it).
+test-fast: $(BIN)/.installed-test
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+# The tests that check what we write in RQ's keys against RQ's own code
+# (pytest -m rq: the job lifecycle, the enqueue, the results), run against
+# the newest RQ release in a copy of .venv upgraded to it. pyproject.toml
+# pins the RQ they pass with; this shows the day a new release writes its
+# keys differently, not the day someone raises the pin. CI runs it.
+NEWEST_RQ := .venv-newest-rq
+test-newest-rq: $(BIN)/.installed-test
+	rm -rf $(NEWEST_RQ)
+	cp -a $(VENV) $(NEWEST_RQ)
+	$(NEWEST_RQ)/bin/python -m pip install -q --upgrade rq
+	@$(NEWEST_RQ)/bin/python -c 'import rq; print("test-newest-rq: RQ", rq.__version__)'
+	$(NEWEST_RQ)/bin/python -m pytest -m rq $(PYTEST_ARGS)
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11 or newer is needed (python3 --version)"; exit 1; }
@@ -85,4 +103,4 @@ else
 endif
 
 clean:
-	rm -rf $(VENV) build *.egg-info worker/*.so
+	rm -rf $(VENV) $(NEWEST_RQ) build *.egg-info worker/*.so

@@ -90,7 +90,7 @@ class Settings:
     max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS"})
     # Frames a second this process promises its open streams at most (a
     # paced stream counts its fps, an unpaced one 100); a stream past it gets
-    # RESOURCE_EXHAUSTED at once. One process delivers about 6,000 (bench/frames.py).
+    # RESOURCE_EXHAUSTED at once. bench/frames.py measures what one process delivers.
     max_frame_rate: int = field(default=5_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE"})
     # The share of max_frame_rate one client connection may hold, so that
     # one greedy connection cannot lock every other client out.

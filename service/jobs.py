@@ -46,7 +46,8 @@ TERMINAL_FAILURES = {Result.Type.FAILED, Result.Type.STOPPED, Result.Type.MAX_RE
 def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | None]:
     """A result entry's type, return value and error, read as Result.restore
     reads them (JSONSerializer), without the dates and worker details the
-    service has no use for: 10 µs instead of 51."""
+    service has no use for, whose parsing is most of Result.restore's time.
+    tests/test_enqueue.py checks it against Result.restore."""
     value = payload.get(b"return_value")
     exc_string = payload.get(b"exc_string")
     return (

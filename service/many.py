@@ -1,11 +1,11 @@
 """CountMany: CountBatch with many boards per message each way.
 
 With one board a message (CountBatch), gRPC's cost per message in the
-service and in the client (about 0.3 ms of CPU each, bench/count.py) is
-some thirty times the count itself (8.5 µs for a 17-clue puzzle). Here a
-message carries up to `max_chunk` boards; they are checked in one scan
-(service/validate.py), travel to a worker as one string, are counted there
-in one C call (engine.count_many) and come back as lists.
+service and in the client is many times the count itself (bench/count.py
+compares the two). Here a message carries up to `max_chunk` boards; they
+are checked in one scan (service/validate.py), travel to a worker as one
+string, are counted there in one C call (engine.count_many) and come back
+as lists.
 
 A request is split into RQ jobs of `many_job_size` boards, which spread over
 the workers; at most `batch_inflight` jobs are out per call. Replies leave

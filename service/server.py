@@ -160,7 +160,13 @@ class Calls:
             self.tasks.discard(task)
 
     async def settle(self, timeout: float) -> None:
+        """Waits `timeout` for the calls to end, then cancels those left and
+        waits for their clean-up."""
         pending = {task for task in self.tasks if not task.done()}
+        if pending:
+            _, pending = await asyncio.wait(pending, timeout=timeout)
+        for task in pending:
+            task.cancel()
         if pending:
             await asyncio.wait(pending, timeout=timeout)
 

@@ -1,10 +1,11 @@
 """Garbage collection for a long-running process that answers in milliseconds.
 
-Measured in sudoku-server over 3,000 sequential counts, with CPython's
-defaults: a full collection took 32-41 ms (in the service and in each
-worker), most of it scanning the objects of the imported libraries, which
-live as long as the process. Frozen after set-up, those objects are not
-scanned again; the collector still runs as usual for what comes after.
+With CPython's defaults, a full collection in sudoku-server (the service
+and each worker) took tens of milliseconds, longer than the calls it
+interrupted (README, "Garbage collection", has the figures), most of it
+scanning the objects of the imported libraries, which live as long as the
+process. Frozen after set-up, those objects are not scanned again; the
+collector still runs as usual for what comes after.
 """
 
 from __future__ import annotations

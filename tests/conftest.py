@@ -11,6 +11,7 @@ from redis import Redis
 from service.embedded_redis import EmbeddedRedis
 from tests.fixtures import FAULTY_WORKER
 from tests.stack import ServiceThread, make_settings, supervise_in_background
+from tests.tls import self_signed
 from worker.supervisor import Supervisor
 
 WORKERS = 2
@@ -28,6 +29,25 @@ def redis(redis_url):
     client = Redis.from_url(redis_url)
     yield client
     client.close()
+
+
+@pytest.fixture
+def fresh_redis():
+    """fresh_redis() starts a Redis of the test's own and returns a client:
+    for runs that must not see each other, or faults that must not reach
+    the session's Redis."""
+    servers, clients = [], []
+
+    def make() -> Redis:
+        servers.append(EmbeddedRedis().start())
+        clients.append(Redis.from_url(servers[-1].url))
+        return clients[-1]
+
+    yield make
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -66,6 +86,12 @@ def custom_service(redis_url, workers):
     yield make
     for running in started:
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for localhost and 127.0.0.1: (cert, key) paths."""
+    return self_signed(tmp_path_factory.mktemp("tls"))
 
 
 def pytest_report_header(config):

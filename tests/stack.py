@@ -45,6 +45,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def until_steady(read, timeout: float = 30) -> list[int]:
+    """read() once a second until it returns the same twice in a row (or
+    `timeout` passes): the readings, from 0. For a sender that back-pressure
+    should stop: the count of what it sent."""
+    samples = [0]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        samples.append(read())
+        if samples[-1] == samples[-2]:
+            break
+    return samples
+
+
+def url_of(redis) -> str:
+    """The URL of a client of an embedded Redis (a unix socket)."""
+    return f"unix://{redis.connection_pool.connection_kwargs['path']}"
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

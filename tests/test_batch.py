@@ -8,11 +8,14 @@ import threading
 import time
 
 import grpc
+import pytest
 
 from service.cache import count_key, hint_key
 from service.validate import count_spec, hint_spec
 from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
+from tests.stack import until_steady
 from worker import engine
 
 TIMEOUT = 60
@@ -84,6 +87,7 @@ def test_identical_hints_are_answered_from_the_cache(stub, service, redis):
     assert first.reason != "from the cache"
 
 
+@pytest.mark.slow
 def test_a_batch_of_ten_thousand_returns_every_index_once_in_order(stub):
     rng = random.Random(20261130)
     sources = puzzles("17_clue") + puzzles("qqwing_easy") + puzzles("invalid_no_solution")
@@ -106,30 +110,50 @@ def test_a_batch_of_ten_thousand_returns_every_index_once_in_order(stub):
                 assert reply.verdict == expected
 
 
+@pytest.mark.slow
 def test_a_batch_reader_that_stops_reading_slows_the_sender(service):
-    """Back-pressure: the service never takes in much more than it has room for."""
+    """Back-pressure: once the client stops reading replies, the service
+    stops taking requests; the sender is held by gRPC's flow control with
+    no more than the service's bounded queues and the windows hold. When
+    the client reads again, everything taken is answered, in order.
+
+    The client's receive window is fixed at 64 KB: gRPC grows it (BDP
+    probing) to megabytes, which for replies of a dozen bytes is a quarter
+    of a million of them held by the client, taken as fast as the service
+    counts, so that the service's own bounds would not show."""
     sent = 0
-    board = puzzles("17_clue")[0]
+    done = threading.Event()
+    # A kilobyte a request (whitespace in a board is ignored): gRPC's windows
+    # count bytes, the service's bounds count requests.
+    board = puzzles("17_clue")[0] + " " * 1000
 
     def requests():
         nonlocal sent
-        while sent < 1_000_000:
+        while sent < 1_000_000 and not done.is_set():
             sent += 1
             yield pb.CountRequest(board=board)
 
-    channel, stub = service.stub()
-    call = stub.CountBatch(requests(), timeout=TIMEOUT)
-    first = next(call)  # then read nothing more
-    assert first.index == 0
-    time.sleep(3)
-    taken = sent
-    call.cancel()
-    channel.close()
+    channel = grpc.insecure_channel(service.address, options=[
+        ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 65_536)])
+    with channel:
+        call = pb_grpc.SudokuStub(channel).CountBatch(requests(), timeout=TIMEOUT)
+        first = next(call)  # then read nothing more
+        samples = until_steady(lambda: sent)
+        stopped = samples[-1] == samples[-2]
+        if stopped:
+            done.set()
+            indexes = [first.index] + [reply.index for reply in call]
+        else:
+            call.cancel()
+    # Without the service's bounds it goes on taking requests for as long
+    # as the sender has them (a million here).
+    assert stopped, f"still taking requests: {samples}"
     settings = service.settings
     in_service = settings.batch_size * (settings.batch_inflight + 2)
-    # What gRPC's flow-control windows hold on both sides is bounded too
-    # (a few MB at most); the point is that it is nowhere near a million.
-    assert taken < in_service + 60_000, taken
+    # The client's send buffer and the service's receive window, which gRPC
+    # grows, hold the rest: megabytes, some thousands of these requests.
+    assert sent < in_service + 20_000, samples
+    assert indexes == list(range(sent))
 
 
 def test_a_batch_answers_while_the_client_is_still_sending(stub):

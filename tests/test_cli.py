@@ -111,6 +111,7 @@ def test_the_step_cap_gives_up_with_exit_4(run):
     assert done.returncode == 4 and "gave up" in done.stderr
 
 
+@pytest.mark.slow
 def test_an_unreachable_service_exits_3_naming_the_address():
     address = closed_port_address()
     done = sudoku("solve", stdin=WIKIPEDIA, address=address)  # after the default retries, a few seconds
@@ -182,6 +183,7 @@ def test_a_bad_duration_is_a_usage_error(run):
     assert done.returncode == 2 and "'ten' is not a duration" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("setsid") is None, reason="needs setsid (util-linux) for a controlling terminal")
 def test_watch_in_a_terminal_pauses_on_space_and_q_cancels(service, tmp_path):
     import pty

@@ -183,6 +183,7 @@ def lose_job(redis, job_id: str) -> None:
     redis.delete(keys.frames(job_id), Job.key_for(job_id), keys.plan(job_id), *request_keys)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sync", "asyncio"])
 def test_a_watched_job_that_was_lost_is_submitted_again(service, redis, kind):
     """NOT_FOUND for a job the stream holds the request of: the client submits

@@ -1,26 +1,28 @@
-"""service/enqueue.py writes the same job RQ's own enqueue writes, refuses
-exactly at the bound, writes frame 1 with the job, and queues nothing when
-the cache holds the reply."""
+"""service/enqueue.py writes what RQ's own enqueue writes, refuses options
+it cannot write, refuses exactly at the bound, writes frame 1 with the job,
+queues nothing when the cache holds the reply, and survives a lost script,
+a killed connection and a cancelled call; service/jobs.py reads RQ's
+results as RQ does."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-import zlib
 
 import pytest
-from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from rq import Callback, Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.embedded_redis import EmbeddedRedis
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from sudoku import keys
+from tests.rqstate import look
+from tests.stack import url_of
 
-# Fields that differ between any two enqueues of the same call.
-VARYING = {"created_at", "enqueued_at", "last_heartbeat"}
+pytestmark = pytest.mark.rq
+
+QUEUE = "enqueue"
 
 
 def run(coro):
@@ -37,48 +39,67 @@ async def enqueue(redis_url, queue, bound, *args, **options):
         await client.aclose()
 
 
-def test_the_job_is_the_one_rq_would_have_written(redis, redis_url):
-    """Several jobs through one Enqueuer: the first builds the template of
-    its options, the others reuse it (options made afresh, as the service
-    does) or make their own."""
-    queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
+def rq_options(timeout: int = 70) -> dict:
+    """The service's options for a count (service/jobs.py), made afresh
+    each time as the service does."""
+    return dict(timeout=timeout, result_ttl=60, failure_ttl=60, retry=Retry(max=3),
+                on_failure=Callback("worker.jobs.on_solve_failure"))
 
-    def options(timeout=70):
-        return dict(timeout=timeout, result_ttl=60, failure_ttl=60, retry=Retry(max=3),
-                    on_failure=Callback("worker.jobs.on_solve_failure"))
 
-    calls = [
-        ("worker.jobs.count", {"board": "." * 81, "limit": 2}, options()),
-        ("worker.jobs.count", {"board": "1" + "." * 80, "limit": 3}, options()),
-        ("worker.jobs.count", {"board": "é" * 81, "limit": 2, "note": "x" * 200}, options()),
-        ("worker.jobs.count", {"board": "." * 81}, options(timeout=5)),
-        ("worker.jobs.hint", {"givens": "." * 81}, dict(timeout=70, result_ttl=60)),
-    ]
+# (function, its argument, enqueue_call's options): every supported option,
+# the same options twice (the second job reuses the first one's template),
+# a description RQ truncates, and RQ's defaults.
+CALLS = [
+    ("worker.jobs.count", {"board": "." * 81, "limit": 2}, rq_options),
+    ("worker.jobs.count", {"board": "1" + "." * 80, "limit": 3}, rq_options),
+    ("worker.jobs.count", {"board": "é" * 81, "limit": 2, "note": "x" * 200}, rq_options),
+    ("worker.jobs.count", {"board": "." * 81}, lambda: rq_options(timeout=5)),
+    ("worker.jobs.hint", {"givens": "." * 81}, lambda: dict(timeout=70, result_ttl=60)),
+    ("worker.jobs.solve", {"board": "." * 81}, lambda: dict(
+        meta={"from": "test"}, retry=Retry(max=2, interval=[1, 5]), on_success=Callback("worker.jobs.solve"),
+        on_stopped=Callback("worker.jobs.on_solve_failure"))),
+    ("worker.jobs.count", {}, dict),
+]
 
-    async def ours_all():
-        client = AsyncRedis.from_url(redis_url)
+
+def test_redis_holds_what_rqs_own_enqueue_writes(fresh_redis):
+    """The same jobs, with the same ids, through one Enqueuer and through
+    RQ's enqueue_call, each on a Redis of its own: every key is the same
+    (tests/rqstate.py), but for the note for worker/recovery.py."""
+    ours, theirs = fresh_redis(), fresh_redis()
+    job_ids = [f"job-{i}" for i in range(len(CALLS))]
+
+    async def enqueue_ours():
+        client = AsyncRedis.from_url(url_of(ours))
+        enqueuer = Enqueuer(client)
+        queue = Queue(QUEUE, connection=ours, serializer=JSONSerializer)
         try:
-            enqueuer, ids = Enqueuer(client), []
-            for func, args, opts in calls:
-                ids.append(uuid.uuid4().hex)
-                assert (await enqueuer.enqueue(queue, 100, func, args, ids[-1], **opts)).queued
-            return ids
+            for job_id, (func, args, options) in zip(job_ids, CALLS):
+                assert (await enqueuer.enqueue(queue, 100, func, args, job_id, **options())).queued
         finally:
             await enqueuer.close()
             await client.aclose()
 
-    ours = run(ours_all())
-    for job_id, (func, args, opts) in zip(ours, calls):
-        theirs = uuid.uuid4().hex
-        queue.enqueue_call(func, args=(args,), job_id=theirs, **opts)
-        mine, rqs = (redis.hgetall(Job.key_for(i)) for i in (job_id, theirs))
-        for stored in mine, rqs:  # compressed alike, not byte for byte (see service.enqueue.compress)
-            stored[b"data"] = zlib.decompress(stored[b"data"])
-        assert {k: v for k, v in mine.items() if k.decode() not in VARYING} == {
-            k: v for k, v in rqs.items() if k.decode() not in VARYING}
-        assert Job.fetch(job_id, connection=redis, serializer=JSONSerializer).args == [args]
-    assert queue.job_ids[:len(ours)] == ours
-    assert queue.key.encode() in redis.smembers(queue.redis_queues_keys)
+    run(enqueue_ours())
+    queue = Queue(QUEUE, connection=theirs, serializer=JSONSerializer)
+    for job_id, (func, args, options) in zip(job_ids, CALLS):
+        queue.enqueue_call(func, args=(args,), job_id=job_id, **options())
+    assert look(ours, exclude={keys.PENDING.encode()}) == look(theirs)
+    assert ours.zrange(keys.PENDING, 0, -1) == [job_id.encode() for job_id in job_ids]
+    for job_id, (func, args, _) in zip(job_ids, CALLS):
+        job = Job.fetch(job_id, connection=ours, serializer=JSONSerializer)
+        assert (job.func_name, job.args) == (func, [args])
+
+
+@pytest.mark.parametrize("option", [
+    dict(ttl=60), dict(depends_on="job-before"), dict(at_front=True), dict(description="mine"), dict(unique=True),
+])
+def test_options_it_does_not_write_are_refused(redis, redis_url, option):
+    queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
+    job_id = uuid.uuid4().hex
+    with pytest.raises(TypeError, match=f"does not support enqueue_call's {next(iter(option))}; it supports"):
+        run(enqueue(redis_url, queue, 10, "worker.jobs.count", {}, job_id, **option, timeout=70))
+    assert queue.count == 0 and not redis.exists(Job.key_for(job_id))
 
 
 def test_a_full_queue_is_refused_and_nothing_is_written(redis, redis_url):
@@ -156,17 +177,16 @@ def test_the_service_reads_results_as_rq_does():
         assert read_result(payload) == (rq.type, rq.return_value, rq.exc_string)
 
 
-def test_a_lost_script_a_killed_connection_and_a_cancelled_call_are_survived():
+def test_a_lost_script_a_killed_connection_and_a_cancelled_call_are_survived(fresh_redis):
     # A Redis of its own: killing every client of the shared one would cut
     # the other tests' service off too.
-    server = EmbeddedRedis().start()
-    redis = Redis.from_url(server.url)
+    redis = fresh_redis()
     queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
     key = keys.cache(uuid.uuid4().hex)
     redis.set(key, b"cached", ex=60)
 
     async def go():
-        client = AsyncRedis.from_url(server.url)
+        client = AsyncRedis.from_url(url_of(redis))
         enqueuer = Enqueuer(client, slots=1)  # one connection, reused by every call
         try:
             assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex)).queued
@@ -185,8 +205,4 @@ def test_a_lost_script_a_killed_connection_and_a_cancelled_call_are_survived():
             await enqueuer.close()
             await client.aclose()
 
-    try:
-        run(go())
-    finally:
-        redis.close()
-        server.stop()
+    run(go())

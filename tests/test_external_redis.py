@@ -32,6 +32,9 @@ from tests.puzzles import puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, supervise_in_background
 from worker.supervisor import Supervisor
 
+# Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
+pytestmark = pytest.mark.slow
+
 SYSTEM_REDIS = "/usr/bin/redis-server"
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 # The longest any call may take while Redis is away: a command's 1 s bound,

@@ -92,6 +92,7 @@ def health_of(channel) -> int:
         return health_pb2.HealthCheckResponse.UNKNOWN
 
 
+@pytest.mark.slow
 def test_a_killed_embedded_redis_is_started_again():
     """SIGKILL of the embedded redis-server (an OOM kill): sudoku-server starts
     it again, empty, on the same socket; a stream in flight ends UNAVAILABLE
@@ -136,6 +137,7 @@ def test_a_killed_embedded_redis_is_started_again():
         reap(proc)
 
 
+@pytest.mark.slow
 def test_sudoku_server_exits_when_its_redis_cannot_be_started_again(tmp_path):
     """The embedded redis-server dies and its binary is gone: sudoku-server
     stops everything and exits non-zero, saying why, for its supervisor."""

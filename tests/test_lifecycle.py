@@ -3,14 +3,15 @@ during a job and after it, whatever the job does (succeeds, fails, is
 retried, has vanished, has dependents, suspends the workers).
 
 Each case runs the same jobs, with the same ids, once under each worker
-class on a Redis of its own, and compares every key: type, contents and
-whether it expires. Only what differs between any two runs (timestamps,
-execution ids, the process) is left out.
+class on a Redis of its own, and compares every key (tests/rqstate.py):
+type, contents, time to live, and sorted sets' scores. Each runs twice:
+on one queue in burst mode, where RQ dequeues through its intermediate
+queue (LMOVE), and on two queues blocking, as in production, where RQ
+dequeues with BLPOP.
 """
 
 from __future__ import annotations
 
-import re
 import signal
 import threading
 import time
@@ -26,47 +27,19 @@ from rq.serializers import JSONSerializer
 from rq.suspension import suspend
 
 from service.embedded_redis import EmbeddedRedis
+from tests.rqstate import look
 from worker.lifecycle import LeanWorker
+
+pytestmark = pytest.mark.rq
 
 QUEUE = "lifecycle"
 WORKER = "w1"
-VARYING_FIELDS = {
-    b"created_at", b"enqueued_at", b"started_at", b"ended_at", b"last_heartbeat", b"birth", b"death",
-    b"execution_started_at", b"execution_ended_at", b"total_working_time", b"pid", b"hostname",
-    b"ip_address", b"execution_id", b"id",
-}
-UUID = re.compile(rb"[0-9a-f]{32}")
+# The two ways RQ dequeues: burst mode on one queue (LMOVE through an
+# intermediate queue), and blocking on two (BLPOP), which is production's.
+LAYOUTS = {"one queue, burst": ([QUEUE], True), "two queues, blocking": ([f"{QUEUE}-first", QUEUE], False)}
 
-during: list[dict] = []  # what the running job saw, per run
+during: list[tuple[str, dict]] = []  # (job id, what the running job saw), per job and run
 failures: list[str] = []  # job ids whose on_failure callback ran
-
-
-def look(redis: Redis, exclude: set[bytes] = frozenset()) -> dict:
-    """Every key's type, contents and whether it expires, with what varies
-    between runs masked."""
-    state = {}
-    for key in sorted(set(redis.keys("*")) - exclude):
-        kind = redis.type(key).decode()
-        if kind == "hash":
-            value = {f: (b"?" if f in VARYING_FIELDS else v) for f, v in redis.hgetall(key).items()}
-        elif kind == "zset":
-            value = sorted(_mask(m) for m in redis.zrange(key, 0, -1))
-        elif kind == "set":
-            value = sorted(_mask(m) for m in redis.smembers(key))
-        elif kind == "list":
-            value = redis.lrange(key, 0, -1)
-        elif kind == "stream":
-            value = [{f: (b"?" if f in VARYING_FIELDS else v) for f, v in e.items()} for _, e in redis.xrange(key)]
-        else:
-            value = redis.get(key)
-        state[_mask(key)] = (kind, value, redis.ttl(key) > 0)
-    return state
-
-
-def _mask(name: bytes) -> bytes:
-    """Execution ids (in keys and members) are new in every run; the tests'
-    job ids are not 32 hex digits, so they stay."""
-    return UUID.sub(b"<execution>", name)
 
 
 # Job functions, run in the worker (this process, burst mode).
@@ -76,7 +49,7 @@ def succeed(x: int) -> dict:
     from rq import get_current_job
 
     job = get_current_job()
-    during.append(look(job.connection))
+    during.append((job.id, look(job.connection)))
     return {"double": 2 * x}
 
 
@@ -116,51 +89,67 @@ def signal_handlers():
         signal.signal(sig, handler)
 
 
-@pytest.fixture
-def fresh_redis():
-    """One Redis per worker class, so their runs cannot see each other."""
-    servers, clients = [], []
+class UntilEmpty:
+    """A worker that stops when its queues are empty, and when the workers
+    are suspended, instead of waiting: blocking otherwise, so that RQ
+    dequeues as in production."""
 
-    def make() -> Redis:
-        servers.append(EmbeddedRedis().start())
-        clients.append(Redis.from_url(servers[-1].url))
-        return clients[-1]
+    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
+        if timeout is not None:
+            if not any(self.connection.llen(queue.key) for queue in self.queues):
+                return None
+            # Were a job taken from under it, BLPOP waits one second, not minutes.
+            timeout = max_idle_time = 1
+        return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
 
-    yield make
-    for client in clients:
-        client.close()
-    for server in servers:
-        server.stop()
+    def check_for_suspension(self, burst: bool):
+        super().check_for_suspension(True)
 
 
-def run_under_both(fresh_redis, setup) -> tuple[dict, dict]:
-    """Runs `setup(queue)`'s jobs under SimpleWorker, then LeanWorker; returns
-    what each left in Redis."""
+class UntilEmptySimpleWorker(UntilEmpty, SimpleWorker):
+    pass
+
+
+class UntilEmptyLeanWorker(UntilEmpty, LeanWorker):
+    pass
+
+
+@pytest.fixture(params=list(LAYOUTS))
+def layout(request) -> tuple[list[str], bool]:
+    """(queue names, burst)."""
+    return LAYOUTS[request.param]
+
+
+def run_under_both(fresh_redis, layout, setup) -> tuple[dict, dict]:
+    """Runs `setup(queues)`'s jobs under SimpleWorker, then LeanWorker;
+    returns what each left in Redis."""
+    names, burst = layout
     states = []
-    for worker_class in (SimpleWorker, LeanWorker):
+    for worker_class in (UntilEmptySimpleWorker, UntilEmptyLeanWorker):
         redis = fresh_redis()
-        queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
-        setup(queue)
-        worker = worker_class([QUEUE], name=WORKER, connection=redis, serializer=JSONSerializer)
-        worker.work(burst=True, logging_level="ERROR")
+        setup([Queue(name, connection=redis, serializer=JSONSerializer) for name in names])
+        worker = worker_class(names, name=WORKER, connection=redis, serializer=JSONSerializer)
+        worker.work(burst=burst, logging_level="ERROR")
         states.append(look(redis))
     return states[0], states[1]
 
 
-def test_a_job_that_succeeds(fresh_redis):
+def test_jobs_that_succeed(fresh_redis, layout):
+    """One job on each queue (the same one, for one queue)."""
     during.clear()
 
-    def setup(queue):
-        queue.enqueue_call(succeed, args=(21,), job_id="job-ok", result_ttl=300)
+    def setup(queues):
+        queues[-1].enqueue_call(succeed, args=(21,), job_id="job-ok", result_ttl=300)
+        queues[0].enqueue_call(succeed, args=(22,), job_id="job-first", result_ttl=600)
 
-    rq_after, lean_after = run_under_both(fresh_redis, setup)
-    assert len(during) == 2
-    rq_during, lean_during = during
-    assert lean_during == rq_during
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
+    assert len(during) == 4
+    assert during[2:] == during[:2]
     assert lean_after == rq_after
-    job_key = Job.key_for("job-ok").encode()
-    assert lean_during[job_key][1][b"status"] == JobStatus.STARTED.value.encode()
-    assert lean_after[job_key][1][b"status"] == JobStatus.FINISHED.value.encode()
+    for job_id, state in during:
+        assert state[Job.key_for(job_id).encode()][1][b"status"] == JobStatus.STARTED.value.encode()
+    for job_id in ("job-ok", "job-first"):
+        assert lean_after[Job.key_for(job_id).encode()][1][b"status"] == JobStatus.FINISHED.value.encode()
 
 
 def test_rq_reads_back_the_result_and_registries(fresh_redis):
@@ -176,52 +165,53 @@ def test_rq_reads_back_the_result_and_registries(fresh_redis):
     assert queue.started_job_registry.get_job_ids() == []
 
 
-def test_a_job_that_fails_is_retried_then_fails_with_its_callback(fresh_redis):
+def test_a_job_that_fails_is_retried_then_fails_with_its_callback(fresh_redis, layout):
     failures.clear()
 
-    def setup(queue):
-        queue.enqueue_call(fail, args=(1,), job_id="job-fail", retry=Retry(max=1), failure_ttl=300,
+    def setup(queues):
+        queues[-1].enqueue_call(fail, args=(1,), job_id="job-fail", retry=Retry(max=1), failure_ttl=300,
                            on_failure=Callback(record_failure))
 
-    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
     assert lean_after == rq_after
     assert failures == ["job-fail"] * 4  # each attempt, under each class
     stored = lean_after[Job.key_for("job-fail").encode()][1]
     assert stored[b"status"] == JobStatus.FAILED.value.encode()
 
 
-def test_a_job_that_vanished_while_queued_is_skipped(fresh_redis):
-    def setup(queue):
-        queue.enqueue_call(succeed, args=(1,), job_id="job-gone")
-        queue.enqueue_call(succeed, args=(2,), job_id="job-next", result_ttl=300)
-        queue.connection.delete(Job.key_for("job-gone"))
+def test_a_job_that_vanished_while_queued_is_skipped(fresh_redis, layout):
+    def setup(queues):
+        queues[-1].enqueue_call(succeed, args=(1,), job_id="job-gone")
+        queues[-1].enqueue_call(succeed, args=(2,), job_id="job-next", result_ttl=300)
+        queues[-1].connection.delete(Job.key_for("job-gone"))
 
-    rq_after, lean_after = run_under_both(fresh_redis, setup)
-    # RQ leaves the vanished id in the intermediate queue (one queue: it
-    # dequeues with LMOVE) for its maintenance to remove; LeanWorker's start
-    # has removed it already.
-    intermediate = IntermediateQueue.get_intermediate_queue_key(Queue.redis_queue_namespace_prefix + QUEUE).encode()
-    assert rq_after.pop(intermediate)[1] == [b"job-gone"]
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
+    if len(layout[0]) == 1:
+        # RQ leaves the vanished id in the intermediate queue (one queue: it
+        # dequeues with LMOVE) for its maintenance to remove; LeanWorker's
+        # start has removed it already.
+        intermediate = IntermediateQueue.get_intermediate_queue_key(Queue.redis_queue_namespace_prefix + QUEUE)
+        assert rq_after.pop(intermediate.encode())[1] == [b"job-gone"]
     assert lean_after == rq_after
     assert Job.key_for("job-gone").encode() not in lean_after
 
 
-def test_dependents_are_enqueued_when_their_dependency_finishes(fresh_redis):
-    def setup(queue):
-        first = queue.enqueue_call(succeed, args=(1,), job_id="job-first", result_ttl=300)
-        queue.enqueue_call(succeed, args=(2,), job_id="job-then", depends_on=first, result_ttl=300)
+def test_dependents_are_enqueued_when_their_dependency_finishes(fresh_redis, layout):
+    def setup(queues):
+        first = queues[-1].enqueue_call(succeed, args=(1,), job_id="job-first", result_ttl=300)
+        queues[0].enqueue_call(succeed, args=(2,), job_id="job-then", depends_on=first, result_ttl=300)
 
-    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
     assert lean_after == rq_after
     assert lean_after[Job.key_for("job-then").encode()][1][b"status"] == JobStatus.FINISHED.value.encode()
 
 
-def test_a_suspension_during_a_job_stops_the_next_one(fresh_redis):
-    def setup(queue):
-        queue.enqueue_call(suspend_workers, args=(1,), job_id="job-suspend", result_ttl=300)
-        queue.enqueue_call(succeed, args=(2,), job_id="job-later", result_ttl=300)
+def test_a_suspension_during_a_job_stops_the_next_one(fresh_redis, layout):
+    def setup(queues):
+        queues[-1].enqueue_call(suspend_workers, args=(1,), job_id="job-suspend", result_ttl=300)
+        queues[-1].enqueue_call(succeed, args=(2,), job_id="job-later", result_ttl=300)
 
-    rq_after, lean_after = run_under_both(fresh_redis, setup)
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
     assert lean_after == rq_after
     assert lean_after[Job.key_for("job-later").encode()][1][b"status"] == JobStatus.QUEUED.value.encode()
 
@@ -263,12 +253,13 @@ def test_redis_going_away_as_a_job_starts_does_not_end_the_worker():
         server.stop()
 
 
-def test_lost_scripts_and_connections_are_recovered_on_the_next_call(fresh_redis):
+def test_lost_scripts_and_connections_are_recovered_on_the_next_call(fresh_redis, layout):
+    names, burst = layout
     redis = fresh_redis()
-    queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)
+    queue = Queue(names[-1], connection=redis, serializer=JSONSerializer)
     queue.enqueue_call(lose_scripts_and_connections, args=(1,), job_id="job-lose", result_ttl=300)
     queue.enqueue_call(succeed, args=(2,), job_id="job-next", result_ttl=300)
-    LeanWorker([QUEUE], connection=redis, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+    UntilEmptyLeanWorker(names, connection=redis, serializer=JSONSerializer).work(burst=burst, logging_level="ERROR")
     for job_id in ("job-lose", "job-next"):
         job = Job.fetch(job_id, connection=redis, serializer=JSONSerializer)
         assert job.get_status() == JobStatus.FINISHED, job_id

@@ -15,7 +15,9 @@ import grpc
 import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
+from rq import Queue
 
+from service.metrics import QueueDepth
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
@@ -104,21 +106,36 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
     assert value(samples, "sudoku_job_latency_seconds_count", kind="count") == 1
     assert value(samples, "sudoku_job_latency_seconds_count", kind="solve") == 1
     assert value(samples, "sudoku_job_latency_seconds_bucket", kind="count", le="+Inf") == 1
-    for queue in keys.QUEUES:
-        assert value(samples, "sudoku_queue_depth", queue=queue) is not None
+    for queue in keys.QUEUES:  # every job was taken (QueueDepth's own test is below)
+        assert value(samples, "sudoku_queue_depth", queue=queue) == 0
     # The workers, summed over their processes.
     assert value(samples, "sudoku_worker_jobs_total", kind="count", outcome="ok") == 1
     assert value(samples, "sudoku_worker_jobs_total", kind="solve", outcome="solved") == 2
     assert value(samples, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2
     assert value(samples, "sudoku_worker_search_steps_total") > 0
     # This process's own figures come too.
-    assert value(samples, "process_cpu_seconds_total") is not None
+    assert value(samples, "process_cpu_seconds_total") > 0
+    assert value(samples, "process_open_fds") > 0
 
     folders = os.listdir(tmp)
     assert [f for f in folders if f.startswith("sudoku-metrics-")], folders
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
     assert not [f for f in os.listdir(tmp) if f.startswith("sudoku-metrics-")], "the workers' metric files were left"
+
+
+def test_queue_depth_is_read_from_redis_at_each_scrape(fresh_redis):
+    redis = fresh_redis()
+    depth = QueueDepth(redis)
+
+    def depths() -> dict[str, float]:
+        (family,) = depth.collect()
+        return {sample.labels["queue"]: sample.value for sample in family.samples}
+
+    assert depths() == {queue: 0 for queue in keys.QUEUES}
+    redis.rpush(Queue(keys.QUEUE_BATCH, connection=redis).key, "a", "b", "c")
+    redis.rpush(Queue(keys.QUEUE_INTERACTIVE, connection=redis).key, "d")
+    assert depths() == {keys.QUEUE_INTERACTIVE: 1, keys.QUEUE_BATCH: 3}
 
 
 def counted(method: str, code: str) -> float:

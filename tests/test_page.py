@@ -24,6 +24,9 @@ import pytest
 
 from tests.puzzles import is_completion
 
+# A browser, and a wait for each drawing: seconds a test.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

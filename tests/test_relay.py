@@ -35,6 +35,7 @@ def test_a_paced_solve_plays_in_its_duration(stub):
     assert frames[-1].solution and draw(frames)[-1] == frames[-1].solution
 
 
+@pytest.mark.slow
 def test_a_slow_watcher_does_not_slow_the_fast_one(service):
     channel, stub = service.stub()
     call = stub.Solve(watched(duration_ms=2_000, fps=10), timeout=TIMEOUT)

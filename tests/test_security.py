@@ -3,17 +3,11 @@ kept out of logs: against the real service on loopback."""
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import logging
 import subprocess
 
 import grpc
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service import security
@@ -26,38 +20,6 @@ BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..
 TOKEN = "s3cret-Token-4f9a0c"
 WRONG = "guess-Token-77e1b2"
 TIMEOUT = 30
-
-
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
-    """A self-signed certificate for localhost and 127.0.0.1: (cert, key) paths."""
-    folder = tmp_path_factory.mktemp("tls")
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return str(cert_path), str(key_path)
 
 
 @pytest.fixture

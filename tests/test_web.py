@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import socket
 import ssl
-import threading
 import time
 
 import pytest
@@ -25,7 +24,6 @@ from service import security, web
 from service.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion, puzzles
-from tests.test_security import certificate  # noqa: F401 - the fixture
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -269,7 +267,19 @@ def requests_counted(method: str, code: str) -> float:
     return value or 0.0
 
 
+def open_solves(wait_s: float = 10) -> float:
+    """The service's open Solve streams (a gauge of this process, shared by
+    every service the tests run here), once none is closing: a stream whose
+    client left, here or in an earlier test, closes on the server a moment
+    later."""
+    deadline = time.monotonic() + wait_s
+    while REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"})
+
+
 def test_calls_are_counted_in_the_services_metrics(api):
+    assert open_solves() == 0
     ok, bad = requests_counted("CountSolutions", "OK"), requests_counted("CountSolutions", "INVALID_ARGUMENT")
     solves = requests_counted("Solve", "OK")
     api.call("CountSolutions", pb.CountRequest(board=WIKIPEDIA))
@@ -283,16 +293,14 @@ def test_calls_are_counted_in_the_services_metrics(api):
 
 
 def test_a_stream_the_browser_leaves_is_closed_on_the_server(api):
+    assert open_solves() == 0
     stream = api.stream("Solve", pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
                                                  pacing=pb.Pacing(steps_per_frame=1, fps=10),
                                                  cancel_on_disconnect=True))
     first = next(stream)
     assert REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) == 1
     stream.close()
-    deadline = time.monotonic() + 10
-    while REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) == 0
+    assert open_solves() == 0
     # cancel_on_disconnect ran: the servicer's own generator was closed.
     rest = list(api.stream("Watch", pb.WatchRequest(job_id=first.job_id, unpaced=True)))
     assert rest[-1].outcome == pb.CANCELLED

@@ -43,8 +43,9 @@ Fast path
     max_steps=None)` returns (found, complete). Neither records events. Their
     `max_steps` caps guesses (branching decisions), not stepper steps.
     `count_many(boards, ...)` counts many boards given as one str (or bytes)
-    of 81-cell boards, in one call: for generators, whose boards cost 5-10 µs
-    each, the Python call per board would be a tenth of the time.
+    of 81-cell boards, in one call: for generators, whose boards take
+    microseconds each, a Python call per board would be a large part of
+    the time (bench/count.py).
     `pack_boards(list)` makes that bytes from a list of clean boards in one
     pass, or returns None when one of them is not exactly 81 cells;
     `bad_boards(bytes)` lists the boards of such bytes that are not clean.

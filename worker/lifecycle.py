@@ -1,34 +1,35 @@
-"""RQ's job lifecycle in three round trips, two of them a Lua script each.
+"""RQ's job lifecycle in two Lua scripts, with the dequeue all the round
+trips a job needs.
 
 For a job that runs in microseconds, RQ's SimpleWorker spends its time in
-Redis round trips (~0.1 ms each) and in the Python around them (redis-py's
-work on every command, RQ's objects): fetch the job, register the
-execution, mark the job started, write a heartbeat, watch and read the
-job's dependents, commit the outcome, set the worker idle, check for
-`rq suspend`. LeanWorker writes exactly the same state in two Lua scripts:
-START registers the execution and reads the job, FINISH commits a success
-and reads what the next loop needs. With the dequeue's BLPOP that is three
-round trips per job, and two replies to parse instead of thirty-odd.
+Redis round trips and in the Python around them (redis-py's work on every
+command, RQ's objects): fetch the job, register the execution, mark the
+job started, write a heartbeat, watch and read the job's dependents, commit
+the outcome, set the worker idle, check for `rq suspend`, each a command or
+a pipeline of its own. LeanWorker writes exactly the same state in two Lua
+scripts (sudoku/scripts.py): START registers the execution and reads the
+job, FINISH commits a success and reads what the next loop needs. Beside
+the dequeue's BLPOP and those two, a job costs at most a heartbeat a
+second (and a second START where the heartbeat's TTL depends on the job:
+see start_job). README's "Workers" has the figures (bench/service.py).
 
 Only the success path is scripted. A job that raises, returns Retry, repeats,
 is deleted on success (result_ttl=0) or kept for ever goes through RQ's own
 code, so retries and failure callbacks behave as RQ documents.
-tests/test_lifecycle.py checks that Redis holds the same keys and fields
-during and after a job as with RQ's SimpleWorker, for every outcome.
+tests/test_lifecycle.py checks that Redis holds the same keys, fields,
+expiries and scores during and after a job as with RQ's SimpleWorker, for
+every outcome, on one queue and on two.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 import uuid
 from base64 import b64encode
 from datetime import datetime
 
-from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, SimpleWorker
 from rq.executions import Execution, ExecutionRegistry
@@ -40,65 +41,10 @@ from rq.suspension import WORKERS_SUSPENDED
 from rq.utils import current_timestamp, now, utcformat
 from rq.worker import WorkerStatus
 
+from sudoku import scripts
+from sudoku.scripts import HeldConnection
+
 log = logging.getLogger("sudoku.worker")
-
-# What RQ's Execution.create, Worker.set_state(BUSY), Worker.heartbeat,
-# Job.prepare_for_execution and a PERSIST of the job write, in that order,
-# then the job as it now stands.
-# KEYS: execution, the job's executions, started registry, worker's
-#       executions, worker, job[, intermediate queue]
-# ARGV: execution id, job id, execution timestamp, worker name, heartbeat
-#       ttl, executions score, executions ttl, started score, composite key,
-#       worker heartbeat, worker key ttl, job timestamp
-START = """
-redis.call('HSET', KEYS[1], 'id', ARGV[1], 'job_id', ARGV[2], 'created_at', ARGV[3],
-           'last_heartbeat', ARGV[3], 'worker_name', ARGV[4])
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[7])
-redis.call('ZADD', KEYS[3], ARGV[8], ARGV[9])
-redis.call('SADD', KEYS[4], ARGV[9])
-redis.call('EXPIRE', KEYS[4], ARGV[7])
-redis.call('HSET', KEYS[5], 'state', 'busy', 'last_heartbeat', ARGV[10])
-redis.call('EXPIRE', KEYS[5], ARGV[11])
-redis.call('EXPIRE', KEYS[4], ARGV[11])
-redis.call('HSET', KEYS[6], 'last_heartbeat', ARGV[12], 'status', 'started', 'started_at', ARGV[12],
-           'worker_name', ARGV[4])
-redis.call('PERSIST', KEYS[6])
-if KEYS[7] then redis.call('LREM', KEYS[7], 1, ARGV[2]) end
-return redis.call('HGETALL', KEYS[6])
-"""
-
-# What RQ's handle_job_success writes for a result kept result_ttl seconds
-# (worker stats, the job finished, its Result, the finished registry, the
-# job's expiry, the execution removed, the worker idle), then whether the
-# workers are suspended and whether the job has dependents. Unless the
-# attempt was superseded (worker/attempt.py): then nothing, and {-1, 0}.
-# KEYS: worker, job, results, finished registry, dependents, dependencies,
-#       execution, started registry, the job's executions, worker's
-#       executions, suspension flag
-# ARGV: working time, started_at, ended_at, result ttl, finished score,
-#       job id, composite key, execution id, worker name, then the Result's fields
-FINISH = """
-local owner = redis.call('HMGET', KEYS[2], 'status', 'worker_name')
-if owner[1] ~= 'started' or owner[2] ~= ARGV[9] then return {-1, 0} end
-redis.call('HINCRBY', KEYS[1], 'successful_job_count', 1)
-redis.call('HINCRBYFLOAT', KEYS[1], 'total_working_time', ARGV[1])
-redis.call('HSET', KEYS[2], 'status', 'finished', 'started_at', ARGV[2], 'ended_at', ARGV[3],
-           'last_heartbeat', ARGV[3])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10', '*', unpack(ARGV, 10))
-redis.call('EXPIRE', KEYS[3], ARGV[4])
-redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-redis.call('EXPIRE', KEYS[5], ARGV[4])
-redis.call('EXPIRE', KEYS[6], ARGV[4])
-redis.call('DEL', KEYS[7])
-redis.call('ZREM', KEYS[8], ARGV[7])
-redis.call('ZREM', KEYS[9], ARGV[8])
-redis.call('SREM', KEYS[10], ARGV[7])
-redis.call('HSET', KEYS[1], 'state', 'idle')
-return {redis.call('EXISTS', KEYS[11]), redis.call('EXISTS', KEYS[5])}
-"""
 
 
 def executions_key(job: Job) -> str:
@@ -110,64 +56,21 @@ DATES = (b"created_at", b"enqueued_at", b"started_at", b"ended_at", b"last_heart
 
 
 def restore(job: Job, stored: dict[bytes, bytes]) -> None:
-    """Job.restore, with its dates parsed by datetime.fromisoformat: RQ's
-    strptime takes 21 µs a date, and a job has four."""
+    """Job.restore, with its dates parsed by datetime.fromisoformat, which
+    is many times faster than the strptime RQ parses four dates a job with."""
     dates = {name: stored.pop(name) for name in DATES if stored.get(name)}
     job.restore(stored)
     for name, value in dates.items():
         setattr(job, name.decode(), datetime.fromisoformat(value.decode()))
 
 
-class HeldScript:
-    """A Lua script, called on a connection of its own.
-
-    Only the worker's main thread calls it, so it needs no pool: redis-py's
-    Script took 144 µs a call here against 65 µs for the same EVALSHA
-    written and read on a held connection (its pool, retry and
-    observability layers run on every command). Like redis-py it loads the
-    script again when Redis has lost it, and retries once on a broken
-    connection.
-    """
-
-    def __init__(self, redis: Redis, source: str):
-        self.redis = redis
-        self.source = source
-        self.sha = hashlib.sha1(source.encode()).hexdigest()
-        self._connection = None
-
-    def close(self) -> None:
-        if self._connection is not None:
-            self._connection.disconnect()
-            self._connection = None
-
-    def __call__(self, keys: list, args: list):
-        command = ("EVALSHA", self.sha, len(keys), *keys, *args)
-        reloaded = reconnected = False
-        while True:
-            if self._connection is None:
-                self._connection = self.redis.connection_pool.make_connection()
-            connection = self._connection
-            try:
-                connection.send_packed_command(connection.pack_command(*command))
-                return connection.read_response()
-            except NoScriptError:
-                if reloaded:
-                    raise
-                self.redis.script_load(self.source)  # Redis restarted, or SCRIPT FLUSH
-                reloaded = True
-            except (RedisConnectionError, RedisTimeoutError):
-                connection.disconnect()
-                if reconnected:
-                    raise
-                reconnected = True
-
-
 class UnreadQueue(Queue):
     """A queue whose dequeue hands over the job unread: LeanWorker reads it
     in the same round trip that marks it started."""
 
-    # RQ builds a Queue object per dequeued job (~30 µs); they hold no state
-    # of the job, so one per queue and worker set-up is kept.
+    # RQ builds a Queue object per dequeued job, which costs more than a
+    # short job; they hold no state of the job, so one per queue and worker
+    # set-up is kept.
     _known: dict[tuple, Queue] = {}
 
     @classmethod
@@ -200,8 +103,7 @@ class LeanWorker(SimpleWorker):
         self._renewed_at = 0.0
         self._suspended: bool | None = None  # read when the last job ended
         self._heartbeat_owed = 0  # the job's last_heartbeat, written with its outcome
-        self._start = HeldScript(self.connection, START)
-        self._finish = HeldScript(self.connection, FINISH)
+        self._scripts = HeldConnection(self.connection)
         self._registry_keys: dict[str, tuple[str, str]] = {}
 
     def worker_key_ttl(self, job_ttl: int | None) -> int:
@@ -271,8 +173,13 @@ class LeanWorker(SimpleWorker):
 
     def start_job(self, job: Job, queue: Queue) -> Execution | None:
         """RQ's prepare_execution and prepare_job_execution, and reading the
-        job, in one script (START); None if the job no longer exists."""
-        ttl = self.get_heartbeat_ttl(job)
+        job, in one script (START); None if the job no longer exists.
+
+        The heartbeat's TTL is asked for before the job is read. Where it
+        depends on the job (RQ's SimpleWorker gives the job's timeout plus a
+        minute), START runs again with the TTL of the job as read;
+        SudokuWorker's TTL is the same for every job, so it never does.
+        """
         execution = Execution(id=uuid.uuid4().hex, job_id=job.id, connection=self.connection, worker_name=self.name)
         execution._job = job
         self.last_heartbeat = now()
@@ -282,9 +189,14 @@ class LeanWorker(SimpleWorker):
         if len(self.queues) == 1:  # RQ dequeued it through its intermediate queue
             keys_.append(queue.intermediate_queue_key)
         stamp = current_timestamp()
-        args = [execution.id, job.id, execution.created_at.timestamp(), self.name, ttl, stamp + ttl + 60, ttl + 60,
-                stamp + ttl, execution.composite_key, job_time, self.worker_key_ttl(ttl), job_time]
-        stored = self._start(keys=keys_, args=args)
+
+        def start(ttl: int) -> list:
+            return self._scripts(scripts.START, keys_, [
+                execution.id, job.id, execution.created_at.timestamp(), self.name, ttl, stamp + ttl + 60, ttl + 60,
+                stamp + ttl, execution.composite_key, job_time, self.worker_key_ttl(ttl), job_time])
+
+        unread_ttl = self.get_heartbeat_ttl(job)
+        stored = start(unread_ttl)
         self._state = WorkerStatus.BUSY
         self._renewed_at = time.monotonic()
         self.executions[execution.id] = execution
@@ -293,6 +205,8 @@ class LeanWorker(SimpleWorker):
             self._forget(job, execution)
             return None
         restore(job, stored)
+        if self.get_heartbeat_ttl(job) != unread_ttl:
+            start(self.get_heartbeat_ttl(job))
         self.procline(f"Processing {job.func_name} from {job.origin} since {time.time()}")
         return execution
 
@@ -352,7 +266,7 @@ class LeanWorker(SimpleWorker):
         working = (job.ended_at - job.started_at).total_seconds()
         args = [working, utcformat(job.started_at), utcformat(job.ended_at), result_ttl,
                 current_timestamp() + result_ttl, job.id, execution.composite_key, execution.id, self.name, *fields]
-        suspended, has_dependents = self._finish(keys=keys_, args=args)
+        suspended, has_dependents = self._scripts(scripts.FINISH, keys_, args)
         if suspended == -1:
             log.warning("job %s: this attempt was superseded while it stalled; its result is dropped", job.id)
             self.drop(job, execution)
@@ -367,9 +281,8 @@ class LeanWorker(SimpleWorker):
 
     def register_death(self):
         super().register_death()
-        # The scripts' connections are the worker's own, outside its pool.
-        self._start.close()
-        self._finish.close()
+        # The scripts' connection is the worker's own, outside its pool.
+        self._scripts.close()
 
     def owns(self, job: Job) -> bool:
         """Whether the job is still this worker's to finish (worker/attempt.py)."""

@@ -28,7 +28,7 @@ log = logging.getLogger("sudoku.metrics")
 
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 
-# From a cached 1 ms hint to a solve at its 10 s time limit and beyond.
+# From a cached hint (milliseconds) to a solve at its time limit and beyond.
 DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
 JOBS = Counter(

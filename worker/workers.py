@@ -124,7 +124,7 @@ class Liveness:
 
 
 class SudokuWorker(Liveness, LeanWorker):
-    """LeanWorker (RQ's job lifecycle in three round trips, worker/lifecycle.py)
+    """LeanWorker (RQ's job lifecycle in two Lua scripts, worker/lifecycle.py)
     with a live heartbeat, job metrics, and attempts that stop quietly when
     another attempt has taken their job over (worker/attempt.py)."""
 

@@ -1,0 +1,319 @@
+"""Every Lua script the service and the workers run on Redis, and how they
+are called.
+
+A script is one round trip that nothing can come between: the service's
+enqueue checks the queue's bound and writes the job in one step, a worker
+starts and finishes a job in one step each, and an attempt's writes are
+fenced by a check in the same step. Each script's comment names its KEYS and
+ARGV and the code that calls it, as sudoku/keys.py names every key.
+
+How a call survives what Redis does to it is written once, in Recovery, and
+followed by both ways of calling:
+
+- HeldConnection (a worker's main thread) calls on one connection held for
+  the purpose, blocking;
+- ScriptPool (the service's event loop) calls on up to `slots` connections
+  of its own, from asyncio.
+
+Both pack the command with hiredis and write and read it directly on the
+connection: redis-py's client runs its pool, retry and observability layers
+on every command, which for these calls cost more than Redis's own work
+(bench/scripts.py measures both). The fenced writes of worker/attempt.py
+are made on the job's own client (Job.connection) through redis-py's
+register_script, which loads a lost script again by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import hiredis
+from redis import Redis
+from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+
+class Script:
+    """A script's source and the SHA1 that EVALSHA names it by."""
+
+    __slots__ = ("source", "sha")
+
+    def __init__(self, source: str):
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    def pack(self, connection, keys: list, args: list) -> list[bytes]:
+        """The EVALSHA command, as the chunks to write on `connection`."""
+        command = ("EVALSHA", self.sha, len(keys), *keys, *args)
+        try:
+            return [hiredis.pack_command(command)]
+        except TypeError:  # a type hiredis does not take: redis-py's encoder says what is wrong
+            return connection.pack_command(*command)
+
+
+# What to do before calling again (Recovery.after).
+LOAD = "load"  # Redis has lost the script (a restart, SCRIPT FLUSH): load it
+RECONNECT = "reconnect"  # the connection broke: drop it; the next write connects afresh
+
+
+class Recovery:
+    """What one call does when it fails: load a lost script once, and
+    reconnect once after a broken connection (Redis restarted, or dropped
+    an idle connection). Anything else, or the same failure again, is the
+    caller's to handle.
+
+    With `after_timeout` False, a reply that did not come in time is not
+    tried again: a Redis that has stopped answering must cost the caller
+    one bound (sudoku/connections.py), not two.
+
+    A call that gives up leaves no unread reply behind: redis-py's
+    connection closes itself on a connection error, a timeout or a
+    cancellation while it writes or reads.
+    """
+
+    __slots__ = ("after_timeout", "reloaded", "reconnected")
+
+    def __init__(self, after_timeout: bool):
+        self.after_timeout = after_timeout
+        self.reloaded = self.reconnected = False
+
+    def after(self, error: RedisError) -> str:
+        """LOAD or RECONNECT, to do before calling again; raises `error`
+        when the call should give up."""
+        if isinstance(error, NoScriptError) and not self.reloaded:
+            self.reloaded = True
+            return LOAD
+        broken = isinstance(error, RedisConnectionError) or (
+            self.after_timeout and isinstance(error, RedisTimeoutError))
+        if broken and not self.reconnected:
+            self.reconnected = True
+            return RECONNECT
+        raise error
+
+
+class HeldConnection:
+    """Calls scripts on a connection of its own, blocking.
+
+    For one thread (a worker's main loop), so it needs no pool. A call is
+    tried again after a timeout as after a broken connection; the worker's
+    scripts bear running twice: START writes the same values again, and a
+    FINISH that ran already finds the job no longer started and changes
+    nothing.
+    """
+
+    def __init__(self, redis: Redis):
+        self.redis = redis
+        self._connection = redis.connection_pool.make_connection()
+
+    def __call__(self, script: Script, keys: list, args: list):
+        connection = self._connection
+        packed = script.pack(connection, keys, args)
+        recovery = Recovery(after_timeout=True)
+        while True:
+            try:
+                connection.send_packed_command(packed)
+                return connection.read_response()
+            except RedisError as error:
+                if recovery.after(error) == LOAD:
+                    self.redis.script_load(script.source)
+                else:
+                    connection.disconnect()
+
+    def close(self) -> None:
+        self._connection.disconnect()
+
+
+class ScriptPool:
+    """Calls scripts from asyncio on connections of its own, at most `slots`
+    at once (more calls wait their turn).
+
+    `redis`: the service's client; the connections are made with its pool's
+    settings but are not in its pool (its per-command layers are what this
+    avoids), and it loads a lost script.
+    """
+
+    def __init__(self, redis: AsyncRedis, slots: int):
+        self.redis = redis
+        self._slots = asyncio.Semaphore(slots)
+        self._free: list = []  # idle connections, at most `slots`
+
+    async def __call__(self, script: Script, keys: list, args: list):
+        async with self._slots:
+            connection = self._free.pop() if self._free else self.redis.connection_pool.make_connection()
+            try:
+                packed = script.pack(connection, keys, args)
+                recovery = Recovery(after_timeout=False)
+                while True:
+                    try:
+                        await connection.send_packed_command(packed)
+                        return await connection.read_response()
+                    except RedisError as error:
+                        if recovery.after(error) == LOAD:
+                            await self.redis.script_load(script.source)
+                        else:
+                            await connection.disconnect()
+            finally:
+                # Back to the free list even when the caller was cancelled
+                # mid-call: the connection closed itself then (see Recovery).
+                self._free.append(connection)
+
+    async def close(self) -> None:
+        while self._free:
+            await self._free.pop().disconnect()
+
+
+# ---- The service (service/enqueue.py) ----
+
+# Enqueuer.enqueue: what RQ's Queue._enqueue_async_job writes (the job's
+# hash, its id pushed onto the queue, the queue in RQ's set of queues), a
+# note that it was queued (for worker/recovery.py), the bound checked first;
+# a cached reply looked up, frame 1 and the request_id claimed, all in the
+# same step.
+# KEYS: queue list, job hash, RQ's set of queues, pending jobs, frame stream
+#       (or ""), cached reply (or ""), request_id (or "")
+# ARGV: bound, job id, frame 1 (or ""), now, the request's fingerprint (or
+#       ""), the request_id's TTL, the frame streams' key prefix, then the job
+#       hash's field/value pairs
+# Returns {1, jobs waiting before} queued, {0, jobs waiting} refused,
+# {2, the reply} found in the cache, {3, job id} the request_id's job, which
+# still has its stream, or {4, ""} the request_id names another request
+# (nothing queued in the last four cases). A request_id whose job's stream
+# is gone (expired, or lost with a Redis restart) is claimed afresh.
+ENQUEUE = Script("""
+if KEYS[6] ~= '' then
+  local cached = redis.call('GET', KEYS[6])
+  if cached then return {2, cached} end
+end
+if KEYS[7] ~= '' then
+  local held = redis.call('GET', KEYS[7])
+  if held then
+    local job, print = string.match(held, '^(%S+) (%S+)$')
+    if print ~= ARGV[5] then return {4, ''} end
+    if redis.call('EXISTS', ARGV[7] .. job) == 1 then return {3, job} end
+  end
+end
+local waiting = redis.call('LLEN', KEYS[1])
+if waiting >= tonumber(ARGV[1]) then return {0, waiting} end
+redis.call('HSET', KEYS[2], unpack(ARGV, 8))
+redis.call('RPUSH', KEYS[1], ARGV[2])
+redis.call('SADD', KEYS[3], KEYS[1])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+if KEYS[5] ~= '' then
+  redis.call('XADD', KEYS[5], '0-1', 'f', ARGV[3])
+  redis.call('EXPIRE', KEYS[5], 86400)
+end
+if KEYS[7] ~= '' then
+  redis.call('SET', KEYS[7], ARGV[2] .. ' ' .. ARGV[5], 'EX', ARGV[6])
+end
+return {1, waiting}
+""")
+
+
+# ---- A job's lifecycle in a worker (worker/lifecycle.py) ----
+
+# LeanWorker.start_job: what RQ's Execution.create, Worker.set_state(BUSY),
+# Worker.heartbeat, Job.prepare_for_execution and a PERSIST of the job
+# write, in that order, then the job as it now stands.
+# KEYS: execution, the job's executions, started registry, worker's
+#       executions, worker, job[, intermediate queue]
+# ARGV: execution id, job id, execution timestamp, worker name, heartbeat
+#       ttl, executions score, executions ttl, started score, composite key,
+#       worker heartbeat, worker key ttl, job timestamp
+START = Script("""
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'job_id', ARGV[2], 'created_at', ARGV[3],
+           'last_heartbeat', ARGV[3], 'worker_name', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[7])
+redis.call('ZADD', KEYS[3], ARGV[8], ARGV[9])
+redis.call('SADD', KEYS[4], ARGV[9])
+redis.call('EXPIRE', KEYS[4], ARGV[7])
+redis.call('HSET', KEYS[5], 'state', 'busy', 'last_heartbeat', ARGV[10])
+redis.call('EXPIRE', KEYS[5], ARGV[11])
+redis.call('EXPIRE', KEYS[4], ARGV[11])
+redis.call('HSET', KEYS[6], 'last_heartbeat', ARGV[12], 'status', 'started', 'started_at', ARGV[12],
+           'worker_name', ARGV[4])
+redis.call('PERSIST', KEYS[6])
+if KEYS[7] then redis.call('LREM', KEYS[7], 1, ARGV[2]) end
+return redis.call('HGETALL', KEYS[6])
+""")
+
+# LeanWorker.handle_job_success: what RQ's handle_job_success writes for a
+# result kept result_ttl seconds (worker stats, the job finished, its
+# Result, the finished registry, the job's expiry, the execution removed,
+# the worker idle), then whether the workers are suspended and whether the
+# job has dependents. Unless the attempt was superseded (worker/attempt.py):
+# then nothing, and {-1, 0}.
+# KEYS: worker, job, results, finished registry, dependents, dependencies,
+#       execution, started registry, the job's executions, worker's
+#       executions, suspension flag
+# ARGV: working time, started_at, ended_at, result ttl, finished score,
+#       job id, composite key, execution id, worker name, then the Result's fields
+FINISH = Script("""
+local owner = redis.call('HMGET', KEYS[2], 'status', 'worker_name')
+if owner[1] ~= 'started' or owner[2] ~= ARGV[9] then return {-1, 0} end
+redis.call('HINCRBY', KEYS[1], 'successful_job_count', 1)
+redis.call('HINCRBYFLOAT', KEYS[1], 'total_working_time', ARGV[1])
+redis.call('HSET', KEYS[2], 'status', 'finished', 'started_at', ARGV[2], 'ended_at', ARGV[3],
+           'last_heartbeat', ARGV[3])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10', '*', unpack(ARGV, 10))
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+redis.call('EXPIRE', KEYS[5], ARGV[4])
+redis.call('EXPIRE', KEYS[6], ARGV[4])
+redis.call('DEL', KEYS[7])
+redis.call('ZREM', KEYS[8], ARGV[7])
+redis.call('ZREM', KEYS[9], ARGV[8])
+redis.call('SREM', KEYS[10], ARGV[7])
+redis.call('HSET', KEYS[1], 'state', 'idle')
+return {redis.call('EXISTS', KEYS[11]), redis.call('EXISTS', KEYS[5])}
+""")
+
+
+# ---- An attempt's fenced writes (worker/attempt.py) ----
+
+# The fence, at the head of each script below: the write happens only while
+# the job's hash says it is started and run by this attempt's worker.
+# KEYS[1]: the job's hash; ARGV[1]: the worker name the attempt runs under.
+FENCE = """
+local owner = redis.call('HMGET', KEYS[1], 'status', 'worker_name')
+if owner[1] ~= 'started' or owner[2] ~= ARGV[1] then return -1 end
+"""
+
+# Attempt.append: appends frames, skipping seqs the stream has (a previous
+# attempt wrote them; frames are deterministic, so its copy is ours).
+# Returns -1 when superseded, else whether the job's cancel flag is up.
+# KEYS: job, frames, cancel flag; ARGV: worker, maxlen, then seq/frame pairs
+APPEND = Script(FENCE + """
+local newest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local last = 0
+if newest[1] then last = tonumber(string.match(newest[1][1], '-(%d+)$')) end
+for i = 3, #ARGV, 2 do
+  local seq = tonumber(ARGV[i])
+  if seq > last then
+    redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], '0-' .. seq, 'f', ARGV[i + 1])
+    last = seq
+  end
+end
+return redis.call('EXISTS', KEYS[3])
+""")
+
+# Attempt.set_plan: sets fields of the job's plan hash. Returns -1 when
+# superseded, else 0.
+# KEYS: job, plan; ARGV: worker, ttl, then field/value pairs
+SET_PLAN = Script(FENCE + """
+redis.call('HSET', KEYS[2], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 0
+""")
+
+# Attempt.cancelled: whether the attempt may go on: -1 superseded, else the
+# cancel flag.
+# KEYS: job, cancel flag; ARGV: worker
+CHECK = Script(FENCE + """
+return redis.call('EXISTS', KEYS[2])
+""")
