@@ -21,21 +21,21 @@
  *    and the three columns of each stack, then hidden singles in columns.
  *  - Naked singles: bit-parallel counting over the 9 digits finds the cells
  *    with no candidate (contradiction) or one (placed).
- *  - Triads: a segment holds exactly three values. Where only three values
- *    may still go, each must go there; where three values must (every
- *    permutation left to them uses the segment), no other may.
+ *  - Triads: a segment holds exactly three values, so where three must go
+ *    (every permutation left to them uses the segment), no other may.
  *  Placing a digit clears its row, box and column in its band, its column
  *  in the other two bands, and the cell from the other digits; every word
  *  that changed is queued for the updates above.
  * When propagation stalls the search guesses. It takes the band or stack
- * whose digits have the fewest permutations left in total, and in it the
- * digit with the fewest (at least two): a copy of the state puts the digit
- * in one segment of its first permutation, the state itself keeps it out of
- * that segment and resumes after the copy's subtree is done. Each such copy
- * is one guess, the unit of max_guesses; the other branch is not counted.
- * (Choosing among whole bands and segments rather than cells took the
- * guesses per puzzle of forum_hardest_1905_11plus, first solution, from 53
- * to 44, and the triads to 37.)
+ * whose digits have the fewest segments left in total (the fewer segments,
+ * the fewer permutations), and in it the digit with the fewest (more than
+ * one permutation's three): a copy of the state puts the digit in one
+ * segment of its first permutation, the state itself keeps it out of that
+ * segment and resumes after the copy's subtree is done. Each such copy is
+ * one guess, the unit of max_guesses; the other branch is not counted.
+ * (Guessing on bands and segments rather than on cells took the guesses a
+ * puzzle of forum_hardest_1905_11plus, first solution, from 53 to 44, and
+ * the triads to 35.)
  *
  * Counting: with k digits absent from the givens, any solution gives k! by
  * permuting those digits, so when k! >= limit one solution settles the count.
@@ -44,6 +44,11 @@
 
 #include <stddef.h>
 #include <string.h>
+
+#if defined(__SSE2__) && !defined(SUDOKU_SCALAR)
+#include <emmintrin.h>
+#define FP_SSE2 1
+#endif
 
 /* ---- Constant tables, written as formulas so no generator is needed ---- */
 
@@ -81,19 +86,11 @@ static const uint8_t ROW_SEGMENTS[512] = {T512(SEGS, 0)};
 
 static const uint32_t LOCKED_MASK[512] = {T512(LOCKED, 0)};
 
-/* The cells of a shape's segments. */
-static const uint32_t SEGMENT_CELLS[512] = {T512(SPREAD, 0)};
-
-/* How many permutations fit in a shape. */
-#define NPERMS(s) (FITS(s, 0x111) + FITS(s, 0x0A1) + FITS(s, 0x10A) + \
-                   FITS(s, 0x062) + FITS(s, 0x08C) + FITS(s, 0x054))
-static const uint8_t PERMUTATIONS[512] = {T512(NPERMS, 0)};
-
-/* The segments every permutation inside a shape uses (0 when none fits). */
+/* The segments every permutation inside a shape uses (0x1FF when none fits;
+   a shape with a guess to make has two or more). */
 #define AND_IF(s, p) (FITS(s, p) ? (p) : 0x1FF)
-#define FORCED(s) (NPERMS(s) ? (AND_IF(s, 0x111) & AND_IF(s, 0x0A1) & AND_IF(s, 0x10A) & \
-                               AND_IF(s, 0x062) & AND_IF(s, 0x08C) & AND_IF(s, 0x054)) : 0)
-static const uint16_t FORCED_SEGMENTS[512] = {T512(FORCED, 0)};
+#define FORCED(s) (AND_IF(s, 0x111) & AND_IF(s, 0x0A1) & AND_IF(s, 0x10A) & \
+                   AND_IF(s, 0x062) & AND_IF(s, 0x08C) & AND_IF(s, 0x054))
 
 /* The segments of the first permutation inside a shape that not every
    permutation uses: where a guess splits the permutations. */
@@ -115,10 +112,8 @@ static const uint16_t SPLIT_SEGMENTS[512] = {T512(SPLIT, 0)};
                      STACK_BIT(m, 3) | STACK_BIT(m, 4) | STACK_BIT(m, 5) | \
                      STACK_BIT(m, 6) | STACK_BIT(m, 7) | STACK_BIT(m, 8))
 #define STACK_MATCHED(s) TO_STACK(MATCHED(s))
-#define STACK_FORCED(s) TO_STACK(FORCED(s))
 
 static const uint32_t STACK_KEEP[512] = {T512(STACK_MATCHED, 0)};
-static const uint32_t STACK_FORCED_MASK[512] = {T512(STACK_FORCED, 0)};
 
 #define BAND_ROW 0x1FFu       /* row 0 of a band */
 #define BAND_COL 0x40201u     /* column 0 of a band, all three rows */
@@ -154,13 +149,6 @@ static uint32_t crowded_columns(uint32_t band)
 {
     uint32_t r0 = band & BAND_ROW, r1 = (band >> 9) & BAND_ROW, r2 = band >> 18;
     return (r0 & r1) | (r0 & r2) | (r1 & r2);
-}
-
-/* Row `row` of a band word if it holds exactly one cell, else 0. */
-static uint32_t lone_cell(uint32_t band, int row)
-{
-    uint32_t r = (band >> (9 * row)) & BAND_ROW;
-    return (r & (0u - (uint32_t)((r & (r - 1)) == 0))) << (9 * row);
 }
 
 /* The whole rows of a band that hold any of `cells`. */
@@ -206,6 +194,34 @@ static inline void mark_dirty(grid_t *g, uint32_t words)
     g->stack_dirty |= (words | words >> 9 | words >> 18) & 0x1FFu;
 }
 
+/* Clears `cells` from the nine words of a band; returns a bit per word
+   that changed. */
+static inline uint32_t clear_in_band(uint32_t band[9], uint32_t cells)
+{
+#ifdef FP_SSE2
+    __m128i c = _mm_set1_epi32((int)cells), zero = _mm_setzero_si128();
+    __m128i w0 = _mm_loadu_si128((const __m128i *)band);
+    __m128i w1 = _mm_loadu_si128((const __m128i *)(band + 4));
+    _mm_storeu_si128((__m128i *)band, _mm_andnot_si128(c, w0));
+    _mm_storeu_si128((__m128i *)(band + 4), _mm_andnot_si128(c, w1));
+    __m128i untouched0 = _mm_cmpeq_epi32(_mm_and_si128(w0, c), zero);
+    __m128i untouched1 = _mm_cmpeq_epi32(_mm_and_si128(w1, c), zero);
+    uint32_t untouched = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(untouched0)) |
+                         (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(untouched1)) << 4;
+    uint32_t w8 = band[8];
+    band[8] = w8 & ~cells;
+    return (~untouched & 0xFFu) | (uint32_t)((w8 & cells) != 0) << 8;
+#else
+    uint32_t changed = 0;
+    for (int k = 0; k < 9; k++) {
+        uint32_t w = band[k];
+        band[k] = w & ~cells;
+        changed |= (uint32_t)((w & cells) != 0) << k;
+    }
+    return changed;
+#endif
+}
+
 /*
  * Places digit d (0-8) at `cells` of band b: cells still open to d, not
  * placed yet, and no two of them in one row, column or box. Branch-free:
@@ -218,18 +234,13 @@ static void place_cells(grid_t *g, int d, int b, uint32_t cells)
     uint32_t cols = columns_of(cells) * BAND_COL;
     uint32_t old = band[d];
     uint32_t mine = (old & ~(rows_of(cells) | cols | boxes_of(cells))) | cells;
-    uint32_t changed = 0;
-    for (int k = 0; k < 9; k++) {
-        uint32_t w = band[k];
-        band[k] = w & ~cells;
-        changed |= (uint32_t)((w & cells) != 0) << k;
-    }
-    changed = (changed & ~(1u << d)) | (uint32_t)(mine != old) << d;
+    /* The digit's own word is rewritten last, so clearing it here is free. */
+    uint32_t changed = clear_bits(g, d, cols) | clear_bits(g, 9 + d, cols) |
+                       clear_bits(g, 18 + d, cols);
+    uint32_t in_band = clear_in_band(band, cells);
+    in_band = (in_band & ~(1u << d)) | (uint32_t)(mine != old) << d;
     band[d] = mine;
-    changed <<= 9 * b;
-    for (int o = d; o < 27; o += 9)
-        if (o != 9 * b + d)
-            changed |= clear_bits(g, o, cols);
+    changed = (changed & ~(0x1FFu << 9 * b)) | in_band << 9 * b;
     g->unsolved[b] &= ~cells;
     mark_dirty(g, changed);
 }
@@ -254,13 +265,12 @@ static int update_band(grid_t *g, int b, int d)
     uint32_t w = old & LOCKED_MASK[shape_of(old)];
     if (!w)
         return 0; /* some row or box has no place for the digit */
-    if (w != old) {
-        g->cand[9 * b + d] = w;
-        g->stack_dirty |= 1u << d;
-    }
-    /* A placed digit is alone in its row too, but no longer unsolved. */
-    uint32_t singles = (lone_cell(w, 0) | lone_cell(w, 1) | lone_cell(w, 2)) &
-                       g->unsolved[b];
+    g->cand[9 * b + d] = w;
+    g->stack_dirty |= (uint32_t)(w != old) << d;
+    /* Every row kept a cell, so taking one from each borrows within the row;
+       the rows that had one cell are those left empty. A placed digit is
+       alone in its row too, but no longer unsolved. */
+    uint32_t singles = w & ~rows_of(w & (w - 0x40201u)) & g->unsolved[b];
     /* The permutation rule put these in distinct boxes, so columns too. */
     if (singles)
         place_cells(g, d, b, singles);
@@ -333,100 +343,79 @@ static int naked_singles(grid_t *g, int b)
     return 1;
 }
 
-/* Where each digit may go, by segment, at a fixed point of propagation. */
+/*
+ * Triads. At a fixed point of the updates above, every segment left to a
+ * digit in a band (or stack) belongs to some permutation, so the digit must
+ * go to a segment exactly when the segment is the only one left in its row
+ * or its box (column or box, for a column segment): were there another in
+ * each, the permutation through the other in its row would avoid it. Where
+ * three digits must go to one segment, no other may. Segments are bits of one word per digit:
+ * row segments at 9*row + 3*box + band, column segments at 9*band + column.
+ */
+#define ROTATE_9(x) (((x) >> 9) | (((x) << 18) & ALL_CELLS))   /* next row */
+#define ROTATE_18(x) (((x) >> 18) | (((x) << 9) & ALL_CELLS))
+#define NEXT_BOX(x) ((((x) >> 3) & 0xFC7E3Fu) | (((x) << 6) & 0x70381C0u))
+#define BOX_AFTER(x) ((((x) >> 6) & 0x1C0E07u) | (((x) << 3) & 0x7E3F1F8u))
+#define NEXT_COLUMN(x) ((((x) >> 1) & 0x36DB6DBu) | (((x) << 2) & 0x4924924u))
+#define COLUMN_AFTER(x) ((((x) >> 2) & 0x1249249u) | (((x) << 1) & 0x6DB6DB6u))
+
+/* A bit at the first cell of every segment of a band word that holds a cell. */
+static uint32_t row_segments(uint32_t band)
+{
+    return (band | band >> 1 | band >> 2) & 0x1249249u;
+}
+
+/* The row segments the digit must take: alone in their row or their box. */
+static uint32_t forced_rows(uint32_t rows)
+{
+    return rows & ~((NEXT_BOX(rows) | BOX_AFTER(rows)) &
+                    (ROTATE_9(rows) | ROTATE_18(rows)));
+}
+
+/* The same for column segments: alone in their column or their box. */
+static uint32_t forced_columns(uint32_t cols)
+{
+    return cols & ~((NEXT_COLUMN(cols) | COLUMN_AFTER(cols)) &
+                    (ROTATE_9(cols) | ROTATE_18(cols)));
+}
+
+/* Where each digit may go, by segment (bits as above). */
 typedef struct {
-    uint32_t rows[9]; /* per digit, bit 9*band + 3*row + box: row segments */
-    uint32_t cols[9]; /* per digit, bit 9*band + column: column segments */
+    uint32_t rows[9], cols[9];
 } segments_t;
 
-/* The segments `must` (bits as in segments_t.rows) hold digit d: the rest of
-   their rows and boxes may not. */
-static uint32_t keep_in_row_segments(grid_t *g, int d, uint32_t must)
-{
-    uint32_t changed = 0;
-    for (int b = 0; b < 3; b++) {
-        uint32_t cells = SEGMENT_CELLS[(must >> (9 * b)) & 0x1FFu];
-        if (cells)
-            changed |= clear_bits(g, 9 * b + d,
-                                  (rows_of(cells) | boxes_of(cells)) & ~cells);
-    }
-    return changed;
-}
-
-/* The same for column segments: the rest of their columns and boxes. */
-static uint32_t keep_in_column_segments(grid_t *g, int d, uint32_t must)
-{
-    uint32_t changed = 0;
-    for (int b = 0; b < 3; b++) {
-        uint32_t cells = ((must >> (9 * b)) & 0x1FFu) * BAND_COL;
-        if (!cells)
-            continue;
-        changed |= clear_bits(g, 9 * b + d, boxes_of(cells) & ~cells);
-        for (int o = 0; o < 3; o++)
-            if (o != b)
-                changed |= clear_bits(g, 9 * o + d, cells);
-    }
-    return changed;
-}
-
-/* Segments (row or column) of digit d where it may not go. */
-static uint32_t keep_out_of_segments(grid_t *g, int d, uint32_t rows, uint32_t cols)
-{
-    uint32_t changed = 0;
-    for (int b = 0; b < 3; b++)
-        changed |= clear_bits(g, 9 * b + d,
-                              SEGMENT_CELLS[(rows >> (9 * b)) & 0x1FFu] |
-                              ((cols >> (9 * b)) & 0x1FFu) * BAND_COL);
-    return changed;
-}
-
-/*
- * Triads, over row and column segments alike. Fills `seg` as it finds
- * them. Returns -1 on a contradiction, 1 when a candidate was removed.
- */
+/* Returns -1 on a contradiction, 1 when a candidate was removed, else 0,
+   and then `seg` holds the segments. */
 static int triads(grid_t *g, segments_t *seg)
 {
-    uint32_t forced_rows[9], forced_cols[9];
-    /* Segments where >= 1, 2, 3, 4 digits may (r, c) or must (fr, fc) go. */
+    uint32_t *rows = seg->rows, *cols = seg->cols, must_rows[9], must_cols[9];
+    /* Segments where >= 1, 2, 3, 4 digits must go. */
     uint32_t r1 = 0, r2 = 0, r3 = 0, r4 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0;
-    uint32_t fr1 = 0, fr2 = 0, fr3 = 0, fr4 = 0, fc1 = 0, fc2 = 0, fc3 = 0, fc4 = 0;
     for (int d = 0; d < 9; d++) {
-        uint32_t s0 = shape_of(g->cand[d]), s1 = shape_of(g->cand[9 + d]),
-                 s2 = shape_of(g->cand[18 + d]);
-        uint32_t x = s0 | s1 << 9 | s2 << 18;
-        uint32_t y = band_columns(g, d);
-        uint32_t fx = FORCED_SEGMENTS[s0] | (uint32_t)FORCED_SEGMENTS[s1] << 9 |
-                      (uint32_t)FORCED_SEGMENTS[s2] << 18;
-        uint32_t fy = STACK_FORCED_MASK[stack_block(y, 0)] |
-                      STACK_FORCED_MASK[stack_block(y, 1)] << 3 |
-                      STACK_FORCED_MASK[stack_block(y, 2)] << 6;
-        seg->rows[d] = x;
-        seg->cols[d] = y;
-        forced_rows[d] = fx;
-        forced_cols[d] = fy;
-        r4 |= r3 & x; r3 |= r2 & x; r2 |= r1 & x; r1 |= x;
-        c4 |= c3 & y; c3 |= c2 & y; c2 |= c1 & y; c1 |= y;
-        fr4 |= fr3 & fx; fr3 |= fr2 & fx; fr2 |= fr1 & fx; fr1 |= fx;
-        fc4 |= fc3 & fy; fc3 |= fc2 & fy; fc2 |= fc1 & fy; fc1 |= fy;
+        uint32_t w0 = g->cand[d], w1 = g->cand[9 + d], w2 = g->cand[18 + d];
+        uint32_t x = row_segments(w0) | row_segments(w1) << 1 | row_segments(w2) << 2;
+        uint32_t y = columns_of(w0) | columns_of(w1) << 9 | columns_of(w2) << 18;
+        uint32_t fx = forced_rows(x), fy = forced_columns(y);
+        rows[d] = x;
+        cols[d] = y;
+        must_rows[d] = fx;
+        must_cols[d] = fy;
+        r4 |= r3 & fx; r3 |= r2 & fx; r2 |= r1 & fx; r1 |= fx;
+        c4 |= c3 & fy; c3 |= c2 & fy; c2 |= c1 & fy; c1 |= fy;
     }
-    if ((r3 & c3) != ALL_CELLS || fr4 || fc4)
-        return -1; /* a segment short of three values, or with four forced */
-    uint32_t only_rows = r3 & ~r4, only_cols = c3 & ~c4; /* exactly three may */
-    if (!(only_rows | only_cols | fr3 | fc3))
+    if (r4 | c4)
+        return -1; /* four digits must go to one segment */
+    if (!(r3 | c3))
         return 0;
     uint32_t changed = 0;
     for (int d = 0; d < 9; d++) {
-        uint32_t x = seg->rows[d], y = seg->cols[d];
-        uint32_t must_rows = x & only_rows & ~forced_rows[d];
-        uint32_t must_cols = y & only_cols & ~forced_cols[d];
-        uint32_t out_rows = x & fr3 & ~forced_rows[d];
-        uint32_t out_cols = y & fc3 & ~forced_cols[d];
-        if (must_rows)
-            changed |= keep_in_row_segments(g, d, must_rows);
-        if (must_cols)
-            changed |= keep_in_column_segments(g, d, must_cols);
+        uint32_t out_rows = rows[d] & r3 & ~must_rows[d];
+        uint32_t out_cols = cols[d] & c3 & ~must_cols[d];
         if (out_rows | out_cols)
-            changed |= keep_out_of_segments(g, d, out_rows, out_cols);
+            for (int b = 0; b < 3; b++)
+                changed |= clear_bits(g, 9 * b + d,
+                                      ((out_rows >> b) & 0x1249249u) * 7u |
+                                      ((out_cols >> (9 * b)) & BAND_ROW) * BAND_COL);
     }
     mark_dirty(g, changed);
     return changed != 0;
@@ -435,7 +424,7 @@ static int triads(grid_t *g, segments_t *seg)
 /*
  * Runs all deductions to a fixed point, cheapest first: band updates, then
  * stack updates, then naked singles, then triads. Returns 0 on a
- * contradiction; on success `seg` holds the segments at the fixed point.
+ * contradiction.
  */
 static int propagate(grid_t *g, segments_t *seg)
 {
@@ -478,22 +467,9 @@ typedef struct {
     uint32_t drop[3]; /* and what the state itself clears */
 } guess_t;
 
-/* Permutations left to all digits in band b, or in stack s. */
-static int band_permutations(const segments_t *seg, int b)
-{
-    int total = 0;
-    for (int d = 0; d < 9; d++)
-        total += PERMUTATIONS[(seg->rows[d] >> (9 * b)) & 0x1FFu];
-    return total;
-}
-
-static int stack_permutations(const segments_t *seg, int s)
-{
-    int total = 0;
-    for (int d = 0; d < 9; d++)
-        total += PERMUTATIONS[stack_block(seg->cols[d], s)];
-    return total;
-}
+/* The segments of bands 0-2 and stacks 3-5 in segments_t's words. */
+static const uint32_t SEGMENTS_OF[6] = {0x1249249u, 0x2492492u, 0x4924924u,
+                                        0x1C0E07u, 0xE07038u, 0x70381C0u};
 
 /*
  * The guess of a propagated, unsolved state (see the top of the file).
@@ -502,32 +478,37 @@ static int stack_permutations(const segments_t *seg, int s)
  * so some band or stack is above 9 and in it some digit has two or more.
  * Returns 0 if none is (it cannot be: then the state counts as a dead end).
  */
-static int choose_guess(const segments_t *seg, guess_t *guess)
+static int choose_guess(const grid_t *g, const segments_t *seg, guess_t *guess)
 {
+    /* A digit's segments in a band are those of its permutations: 3 for
+       one, 5 or more for more; fewer segments, fewer permutations. */
     int best = 0, best_total = 1000;
     for (int k = 0; k < 6; k++) {
-        int total = k < 3 ? band_permutations(seg, k) : stack_permutations(seg, k - 3);
-        if (total > 9 && total < best_total) {
+        const uint32_t *words = k < 3 ? seg->rows : seg->cols;
+        int total = 0;
+        for (int d = 0; d < 9; d++)
+            total += __builtin_popcount(words[d] & SEGMENTS_OF[k]);
+        if (total > 27 && total < best_total) {
             best_total = total;
             best = k;
         }
     }
     *guess = (guess_t){0, {0, 0, 0}, {0, 0, 0}};
-    int fewest = 7;
-    uint32_t shape = 0;
+    int fewest = 10;
     for (int d = 0; d < 9; d++) {
-        uint32_t s = best < 3 ? (seg->rows[d] >> (9 * best)) & 0x1FFu
-                              : stack_block(seg->cols[d], best - 3);
-        int n = PERMUTATIONS[s];
-        if (n >= 2 && n < fewest) {
+        const uint32_t *words = best < 3 ? seg->rows : seg->cols;
+        int n = __builtin_popcount(words[d] & SEGMENTS_OF[best]);
+        if (n > 3 && n < fewest) {
             fewest = n;
             guess->digit = d;
-            shape = s;
         }
     }
-    if (!SPLIT_SEGMENTS[shape])
+    uint32_t shape = best < 3 ? shape_of(g->cand[9 * best + guess->digit])
+                              : stack_block(seg->cols[guess->digit], best - 3);
+    uint32_t split = SPLIT_SEGMENTS[shape];
+    if (!split)
         return 0;
-    int k = __builtin_ctz(SPLIT_SEGMENTS[shape]);
+    int k = __builtin_ctz(split);
     if (best < 3) {
         uint32_t cells = 7u << (9 * (k / 3) + 3 * (k % 3));
         guess->take[best] = (rows_of(cells) | boxes_of(cells)) & ~cells;
@@ -603,7 +584,7 @@ static void run_search(search_t *s, const grid_t *start)
             return;
         }
         guess_t guess;
-        if (!choose_guess(&seg, &guess)) {
+        if (!choose_guess(g, &seg, &guess)) {
             sp--;
             continue;
         }
