@@ -144,13 +144,6 @@ static uint32_t columns_of(uint32_t band)
     return (band | band >> 9 | band >> 18) & BAND_ROW;
 }
 
-/* Columns where a band word has two or more cells. */
-static uint32_t crowded_columns(uint32_t band)
-{
-    uint32_t r0 = band & BAND_ROW, r1 = (band >> 9) & BAND_ROW, r2 = band >> 18;
-    return (r0 & r1) | (r0 & r2) | (r1 & r2);
-}
-
 /* The whole rows of a band that hold any of `cells`. */
 static uint32_t rows_of(uint32_t cells)
 {
@@ -279,8 +272,9 @@ static int update_band(grid_t *g, int b, int d)
 
 /*
  * Stack update of digit d: the permutation rule between bands and columns
- * in each stack (locked candidates along columns), then hidden singles in
- * columns. Returns 0 on a contradiction.
+ * in each stack (locked candidates along columns). Returns 0 on a
+ * contradiction. A column left with one cell needs no test of its own: the
+ * rule leaves the digit that cell in its box, and the band update finds it.
  */
 static int update_stacks(grid_t *g, int d)
 {
@@ -297,20 +291,6 @@ static int update_stacks(grid_t *g, int d)
             changed |= clear_bits(g, 9 * b + d,
                                   ~(((keep >> (9 * b)) & BAND_ROW) * BAND_COL));
         g->band_dirty |= changed; /* its stack update is this one */
-    }
-    /* A column open in one band only, in one row there, not yet placed. */
-    uint32_t w0 = g->cand[d], w1 = g->cand[9 + d], w2 = g->cand[18 + d];
-    uint32_t c0 = keep & BAND_ROW, c1 = (keep >> 9) & BAND_ROW, c2 = keep >> 18;
-    uint32_t once = (c0 ^ c1 ^ c2) & ~(c0 & c1 & c2);
-    once &= ~(crowded_columns(w0) | crowded_columns(w1) | crowded_columns(w2));
-    once &= ~(columns_of(w0 & ~g->unsolved[0]) | columns_of(w1 & ~g->unsolved[1]) |
-              columns_of(w2 & ~g->unsolved[2]));
-    while (once) {
-        uint32_t col_mask = BAND_COL << __builtin_ctz(once);
-        once &= once - 1;
-        int b = (g->cand[d] & col_mask) ? 0 : (g->cand[9 + d] & col_mask) ? 1 : 2;
-        if (!place_one(g, d, b, g->cand[9 * b + d] & col_mask))
-            return 0; /* an earlier single of this loop took its row or box */
     }
     return 1;
 }
