@@ -45,11 +45,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#if defined(__SSE2__) && !defined(SUDOKU_SCALAR)
-#include <emmintrin.h>
-#define FP_SSE2 1
-#endif
-
 /* ---- Constant tables, written as formulas so no generator is needed ---- */
 
 /* Which of the three box segments of a 9-bit band row are non-empty. */
@@ -191,20 +186,6 @@ static inline void mark_dirty(grid_t *g, uint32_t words)
    that changed. */
 static inline uint32_t clear_in_band(uint32_t band[9], uint32_t cells)
 {
-#ifdef FP_SSE2
-    __m128i c = _mm_set1_epi32((int)cells), zero = _mm_setzero_si128();
-    __m128i w0 = _mm_loadu_si128((const __m128i *)band);
-    __m128i w1 = _mm_loadu_si128((const __m128i *)(band + 4));
-    _mm_storeu_si128((__m128i *)band, _mm_andnot_si128(c, w0));
-    _mm_storeu_si128((__m128i *)(band + 4), _mm_andnot_si128(c, w1));
-    __m128i untouched0 = _mm_cmpeq_epi32(_mm_and_si128(w0, c), zero);
-    __m128i untouched1 = _mm_cmpeq_epi32(_mm_and_si128(w1, c), zero);
-    uint32_t untouched = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(untouched0)) |
-                         (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(untouched1)) << 4;
-    uint32_t w8 = band[8];
-    band[8] = w8 & ~cells;
-    return (~untouched & 0xFFu) | (uint32_t)((w8 & cells) != 0) << 8;
-#else
     uint32_t changed = 0;
     for (int k = 0; k < 9; k++) {
         uint32_t w = band[k];
@@ -212,7 +193,6 @@ static inline uint32_t clear_in_band(uint32_t band[9], uint32_t cells)
         changed |= (uint32_t)((w & cells) != 0) << k;
     }
     return changed;
-#endif
 }
 
 /*
