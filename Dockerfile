@@ -13,5 +13,5 @@ COPY service service
 COPY client client
 RUN pip install --no-cache-dir . && useradd --system sudoku
 USER sudoku
-EXPOSE 50051
-CMD ["sudoku-server", "--workers", "0", "--listen", "0.0.0.0:50051"]
+EXPOSE 50051 8080
+CMD ["sudoku-server", "--workers", "0", "--listen", "0.0.0.0:50051", "--http-listen", "0.0.0.0:8080"]

@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test proto bench clean sanitize
+.PHONY: up test proto web bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -32,6 +32,22 @@ $(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/
 # Regenerates sudoku/v1 from proto/ (tests/test_proto.py fails until you do).
 proto: $(BIN)/.installed-test
 	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/sudoku/v1/sudoku.proto
+
+# The page's client code, service/static/api.js: @connectrpc/connect-web and
+# @bufbuild/protobuf with the messages protoc-gen-es makes from the proto,
+# bundled by esbuild, at the versions web/package-lock.json pins. Needs Node
+# and npm; `make up` does not (the bundle is committed). Run it after changing
+# the proto; tests/test_page.py fails while the committed bundle differs from
+# what it makes. WEB_OUT=path writes the bundle elsewhere (the test does).
+WEB_OUT ?= service/static/api.js
+web: $(BIN)/.installed-test
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf web/gen && mkdir -p web/gen
+	$(BIN)/python -m grpc_tools.protoc -Iproto --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
+		--es_out=web/gen --es_opt=target=js proto/sudoku/v1/sudoku.proto
+	web/node_modules/.bin/esbuild web/src/api.js --bundle --format=esm --target=es2020 --minify \
+		--log-level=warning --legal-comments=none --outfile=$(WEB_OUT) \
+		--banner:js='// Made by `make web` from web/src/api.js; do not edit. Bundles @connectrpc/connect, @connectrpc/connect-web and @bufbuild/protobuf (Apache-2.0; versions in web/package-lock.json) with code generated from proto/sudoku/v1/sudoku.proto.'
 
 # The engine tests against the C extension built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, under `python -X dev`. The build goes to

@@ -16,15 +16,16 @@ import asyncio
 import collections
 import itertools
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
 
 from client import requests as rq
+from client.connection import channel_options as make_channel_options
 from client.connection import (
-    CHANNEL_OPTIONS,
+    open_channel,
     Deadline,
     Retry,
     call_metadata,
@@ -60,16 +61,15 @@ class AsyncClient:
         token: str | None = None,
         timeout: float | None = 60.0,
         retry: Retry = Retry(),
+        load_balancing: str | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
     ):
         self.address = resolve_address(address)
         self.timeout = timeout
         self.retry = retry
         self.metadata = call_metadata(token)
-        creds = credentials(ca_file)
-        if creds is None:
-            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
-        else:
-            self._channel = grpc.aio.secure_channel(self.address, creds, options=CHANNEL_OPTIONS)
+        options = make_channel_options(load_balancing, channel_options)
+        self._channel = open_channel(grpc.aio, self.address, credentials(ca_file), options)
         self._stub = sudoku_pb2_grpc.SudokuStub(self._channel)
 
     async def close(self) -> None:
@@ -231,16 +231,16 @@ class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
             if self._point.accept(frame):
                 self._attempt = 0
                 return frame
+            if self._point.reopen:
+                self._point.reopen = False
+                self._drop_call()
         raise StopAsyncIteration
 
     async def _retry_or_raise(self, error: SudokuError) -> None:
         self._drop_call()
-        delay = should_retry(error.code, self._attempt, self._client.retry, self._deadline)
+        delay = self._next_attempt(error)
         if delay is None:
             raise error
-        self._attempt += 1
-        log.info("%s; resuming job %s after seq %d in %.2f s (retry %d)",
-                 error, self.job_id or "(not started)", self.last_seq, delay, self._attempt)
         await asyncio.sleep(delay)
 
     def _drop_call(self) -> None:

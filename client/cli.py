@@ -24,7 +24,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from client.boards import InputError, entries_of, read_boards, read_one
-from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, Retry, resolve_address
+from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, LOAD_BALANCING, Retry, resolve_address
 from client.errors import SudokuError
 from client.requests import STRATEGIES, TIE_BREAKS
 from client.sync import Client
@@ -89,7 +89,7 @@ def read_puzzle(path: str | None) -> str:
 
 def connect(args: argparse.Namespace) -> Client:
     return Client(args.addr, ca_file=args.ca_file, token=args.token, timeout=args.timeout,
-                  retry=Retry(attempts=args.retries))
+                  retry=Retry(attempts=args.retries), load_balancing=args.lb)
 
 
 def names(cells: Sequence[int]) -> str:
@@ -259,8 +259,12 @@ def non_negative(text: str) -> int:
 def connection_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("connection")
-    group.add_argument("--addr", default=None, metavar="HOST:PORT",
-                       help=f"the service (default: ${ADDRESS_ENV}, else {DEFAULT_ADDRESS})")
+    group.add_argument("--addr", default=None, metavar="TARGET",
+                       help=f"the service: HOST:PORT, or any gRPC target, e.g. dns:///HOST:PORT (every address "
+                            f"of the name) or ipv4:IP:PORT,IP:PORT (default: ${ADDRESS_ENV}, else {DEFAULT_ADDRESS})")
+    group.add_argument("--lb", default=os.environ.get("SUDOKU_LB") or None, choices=LOAD_BALANCING,
+                       help="with several addresses: send every call to the first that answers (pick_first, "
+                            "gRPC's default) or spread them (round_robin) (default: $SUDOKU_LB)")
     group.add_argument("--ca-file", default=os.environ.get("SUDOKU_CA_FILE"), metavar="PEM",
                        help="use TLS, trusting this CA certificate (default: $SUDOKU_CA_FILE)")
     group.add_argument("--token", default=os.environ.get("SUDOKU_TOKEN"),

@@ -1,8 +1,14 @@
 """Where the client connects and how: address, TLS, token, retries.
 
 The address is the argument if given, else $SUDOKU_ADDR, else
-localhost:50051. TLS is on when a CA file is given (the server's
-certificate must chain to it). A bearer token, when given, is sent as
+localhost:50051. It is any gRPC target, so a deployment of several service
+instances is reached through one: `dns:///sudoku.internal:50051` (every
+address the name resolves to) or `ipv4:10.0.0.5:50051,10.0.0.6:50051`. By
+default gRPC sends every call to the first address that answers and moves
+to the next when it goes away (`pick_first`); the `round_robin` policy
+spreads calls over all of them. Any instance serves any call: a Watch or
+Cancel may reach another instance than the Solve did. TLS is on when a CA
+file is given (the server's certificate must chain to it). A bearer token, when given, is sent as
 `authorization: Bearer <token>` metadata on every call, with or without
 TLS; the server decides what to do with it.
 
@@ -14,11 +20,14 @@ that is restarting.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -36,6 +45,26 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+LOAD_BALANCING = ("pick_first", "round_robin")
+
+
+def channel_options(load_balancing: str | None = None,
+                    extra: Sequence[tuple[str, Any]] = ()) -> list[tuple[str, Any]]:
+    """The channel's options: ours, the load-balancing policy's, then the caller's."""
+    options: list[tuple[str, Any]] = list(CHANNEL_OPTIONS)
+    if load_balancing:
+        if load_balancing not in LOAD_BALANCING:
+            raise ValueError(f"load_balancing: {load_balancing!r} is not one of {', '.join(LOAD_BALANCING)}")
+        options.append(("grpc.service_config", json.dumps({"loadBalancingConfig": [{load_balancing: {}}]})))
+    return options + list(extra)
+
+
+def open_channel(module: Any, address: str, creds: grpc.ChannelCredentials | None,
+                 options: list[tuple[str, Any]]) -> Any:
+    """A channel of `module` (grpc, or grpc.aio) to `address`, with TLS when `creds`."""
+    if creds is None:
+        return module.insecure_channel(address, options=options)
+    return module.secure_channel(address, creds, options=options)
 
 
 def resolve_address(address: str | None = None) -> str:

@@ -6,18 +6,32 @@ same request_id: the server attaches it to the job the first call started).
 Once a frame has arrived, a retry is Watch(job_id, last seq): nothing
 missed, nothing repeated. Frames at or below the last seq are dropped, in
 case a server ever sends one twice.
+
+A job can also be lost (NOT_FOUND: its Redis restarted empty, or its frames
+expired while the client was away). A stream that holds its request then
+submits it again, with the same request_id, which starts a new job; searches
+are deterministic, so the new job's frames are the old job's. The stream
+catches up with an unpaced Watch to the last seq it had, then goes on with
+the new job as it would have with the old one, saying so in a warning and
+in `resubmissions`.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import grpc
 
-from client.connection import Deadline
+from client.connection import Deadline, should_retry
 from client.errors import SudokuError
 from client.results import SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
+
+log = logging.getLogger("sudoku.client")
+
+# Times a stream submits its request again before a lost job is an error.
+MAX_RESUBMISSIONS = 3
 
 
 class ResumePoint:
@@ -29,17 +43,40 @@ class ResumePoint:
         self.unpaced = unpaced or bool(request and request.pacing.unpaced)
         self.first: pb.Frame | None = None
         self.last: pb.Frame | None = None
+        self.resubmissions = 0
+        self.reopen = False  # the call should be replaced by the Watch of opening()
+        self.catching_up = False  # a resubmitted job's frames up to last_seq are being skipped
 
     def opening(self) -> tuple[str, pb.SolveRequest | pb.WatchRequest]:
         """The RPC name and request that (re)start the stream from here."""
+        if self.catching_up:
+            return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=1, unpaced=True)
         if self.job_id or self.request is None:
             return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=self.last_seq, unpaced=self.unpaced)
         return "Solve", self.request
 
+    def resubmit(self) -> bool:
+        """Forgets a lost job, so that opening() submits the request again;
+        False when there is no request to submit, or it was submitted enough."""
+        if self.request is None or not self.job_id or self.resubmissions >= MAX_RESUBMISSIONS:
+            return False
+        self.job_id = ""
+        self.resubmissions += 1
+        return True
+
     def accept(self, frame: pb.Frame) -> bool:
         """Records a frame; False for one already seen."""
+        if not self.job_id and frame.job_id:  # the first frame of a resubmitted job
+            self.job_id = frame.job_id
+            if frame.seq < self.last_seq:
+                self.catching_up = self.reopen = True
         if frame.seq <= self.last_seq:
-            return False
+            if self.catching_up and (frame.seq == self.last_seq or frame.outcome):
+                self.catching_up = False  # caught up: go on at the stream's own pace
+                self.reopen = True
+            if not frame.outcome:
+                return False
+            self.last_seq = frame.seq - 1  # the new job ended sooner: its last frame ends this stream too
         if frame.seq == 1:
             self.first = frame
         self.job_id = self.job_id or frame.job_id
@@ -115,7 +152,28 @@ class StreamState:
         self._drop_call()
         self._running.set()
 
+    @property
+    def resubmissions(self) -> int:
+        """How often the request was submitted again because its job was lost."""
+        return self._point.resubmissions
+
     def _open(self) -> Any:
         name, request = self._point.opening()
         method = getattr(self._client._stub, name)
         return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)
+
+    def _next_attempt(self, error: SudokuError) -> float | None:
+        """The delay before the stream is opened again after `error`; None
+        when `error` is final."""
+        lost = self._point.job_id
+        if error.code == grpc.StatusCode.NOT_FOUND and self._point.resubmit():
+            log.warning("%s; submitting the request again (request_id %s, was job %s), continuing after seq %d",
+                        error, self._point.request.request_id, lost, self._point.last_seq)
+            return 0.0
+        delay = should_retry(error.code, self._attempt, self._client.retry, self._deadline)
+        if delay is None:
+            return None
+        self._attempt += 1
+        log.info("%s; resuming job %s after seq %d in %.2f s (retry %d)",
+                 error, lost or "(not started)", self._point.last_seq, delay, self._attempt)
+        return delay

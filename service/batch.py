@@ -7,7 +7,9 @@ client pauses, so a generator sending one puzzle at a time still gets
 prompt answers. At most `batch_inflight` groups are out at once per call,
 and every queue between the client's requests and its replies is bounded:
 a client sending a million puzzles, or one that stops reading replies, is
-slowed by gRPC flow control instead of filling the service's memory.
+slowed by gRPC flow control instead of filling the service's memory. The
+call's worker time is bounded and its jobs stop when it ends early
+(service/callbudget.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import grpc
 
 from service import validate
 from service.cache import ResultCache, count_key
+from service.callbudget import CallBudget
 from service.config import Settings
 from service.jobs import Jobs
 from service.relay import JobFailed
@@ -30,6 +33,8 @@ from sudoku.v1 import sudoku_pb2 as pb
 
 # A partial group waits this long for more requests before it is sent.
 LINGER_SECONDS = 0.002
+UNCOUNTED = ("not counted: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
+             "send it again in another call")
 
 
 class TooMany(Exception):
@@ -76,10 +81,12 @@ class BatchCounter:
         # Each slot is an error reply, or (group, position): replies leave in request order.
         slots: asyncio.Queue = asyncio.Queue(maxsize=size * self.settings.batch_inflight)
         room = asyncio.Semaphore(self.settings.batch_inflight)
+        budget = CallBudget(self.jobs.hub.waker, self.settings.max_call_work_s, self.settings.batch_inflight)
         tasks = [
             asyncio.create_task(self._read(requests, inbox)),
-            asyncio.create_task(self._group(inbox, slots, room)),
+            asyncio.create_task(self._group(inbox, slots, room, budget)),
         ]
+        ended = False
         try:
             while (slot := await slots.get()) is not _END:
                 if isinstance(slot, BaseException):
@@ -91,7 +98,10 @@ class BatchCounter:
                 yield (await group.replies)[position]
                 if position == len(group.items) - 1:
                     room.release()
+            ended = True
         finally:
+            if not ended:
+                await asyncio.shield(budget.cancel())
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -103,7 +113,8 @@ class BatchCounter:
         finally:
             await inbox.put(_END)
 
-    async def _group(self, inbox: asyncio.Queue, slots: asyncio.Queue, room: asyncio.Semaphore) -> None:
+    async def _group(self, inbox: asyncio.Queue, slots: asyncio.Queue, room: asyncio.Semaphore,
+                     budget: CallBudget) -> None:
         group = _Group()
         index = 0
         try:
@@ -111,7 +122,7 @@ class BatchCounter:
                 try:
                     request = await self._next(inbox, bool(group.items))
                 except TimeoutError:  # the client paused: send what we have
-                    group = await self._send(group, room)
+                    group = await self._send(group, room, budget)
                     continue
                 if request is _END:
                     break
@@ -119,14 +130,14 @@ class BatchCounter:
                     # The allowed requests are answered first: their slots are
                     # already queued, and without their group the reply stream
                     # would wait on it until the client's deadline.
-                    await self._send(group, room)
+                    await self._send(group, room, budget)
                     raise TooMany(f"at most {self.settings.max_batch} requests per CountBatch call")
                 slot = self._admit(request, index, group)
                 await slots.put(slot)
                 index += 1
                 if len(group.items) >= self.settings.batch_size:
-                    group = await self._send(group, room)
-            await self._send(group, room)
+                    group = await self._send(group, room, budget)
+            await self._send(group, room, budget)
             await slots.put(_END)
         except Exception as exc:  # noqa: BLE001 - handed to the reply stream
             await slots.put(exc)
@@ -148,32 +159,38 @@ class BatchCounter:
         group.items.append((index, spec))
         return group, len(group.items) - 1
 
-    async def _send(self, group: _Group, room: asyncio.Semaphore) -> _Group:
+    async def _send(self, group: _Group, room: asyncio.Semaphore, budget: CallBudget) -> _Group:
         if group.items:
             await room.acquire()
-            task = asyncio.create_task(self._count(group.items))
+            task = asyncio.create_task(self._count(group.items, budget))
             task.add_done_callback(lambda t: _settle(group.replies, t))
         return _Group()
 
-    async def _count(self, items: list[tuple[int, CountSpec]]) -> list[pb.CountReply]:
+    async def _count(self, items: list[tuple[int, CountSpec]], budget: CallBudget) -> list[pb.CountReply]:
         cache_keys = [count_key(spec) for _, spec in items]
         results = await self.cache.get_many(cache_keys)
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             specs = [items[i][1] for i in todo]
+            granted = budget.grant(sum(s.time_limit_ms for s in specs))
+            used = granted
             try:
-                fresh = await self.jobs.run(
+                done = await self.jobs.run(
                     "worker.jobs.count_batch",
-                    [s.to_dict() for s in specs],
+                    {"specs": [s.to_dict() for s in specs], **budget.job_fields(granted)},
                     keys.QUEUE_BATCH,
-                    sum(s.time_limit_ms for s in specs),
+                    granted,
                 )
+                used = done["work_ms"]
             except JobFailed as exc:
                 return [error_reply(index, grpc.StatusCode.ABORTED, exc.message) for index, _ in items]
-            for i, result in zip(todo, fresh):
+            finally:
+                budget.settle(granted, used)
+            for i, result in zip(todo, done["results"]):
                 results[i] = result
-            await self.cache.put_many([(cache_keys[i], results[i]) for i in todo])
-        return [count_reply(result, index) for (index, _), result in zip(items, results)]
+            await self.cache.put_many([(cache_keys[i], results[i]) for i in todo if results[i] is not None])
+        return [error_reply(index, grpc.StatusCode.RESOURCE_EXHAUSTED, UNCOUNTED) if result is None
+                else count_reply(result, index) for (index, _), result in zip(items, results)]
 
 
 def _settle(future: asyncio.Future, task: asyncio.Task) -> None:

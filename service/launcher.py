@@ -2,9 +2,13 @@
 
 With no REDIS_URL it starts an embedded redis-server (service.embedded_redis);
 with REDIS_URL it uses that one. Then it starts the worker processes and the
-gRPC server, prints where it listens, and on Ctrl-C or SIGTERM stops
-everything it started, in order: the gRPC server (health goes NOT_SERVING,
-open streams end), the workers (each finishes its current job), Redis.
+gRPC server (and the HTTP port for browsers, service.web), prints where
+they listen, and on Ctrl-C or SIGTERM stops everything it started, in
+order: the servers (health goes NOT_SERVING, open streams end), the
+workers (each finishes its current job), Redis. While it runs it restarts
+whatever of its own dies: a worker, or the embedded Redis; if the embedded
+Redis cannot be brought back it stops everything and exits non-zero, for
+its own supervisor to act.
 """
 
 from __future__ import annotations
@@ -15,16 +19,23 @@ import logging
 import signal
 import sys
 
-from service import metrics, security
+from service import metrics, security, web
 from service.config import Settings
-from service.embedded_redis import EmbeddedRedis
+from service.embedded_redis import EmbeddedRedis, RedisGone
 from service.server import start
 from sudoku import heap
 from worker.supervisor import Supervisor
 
+# A stop must fit in Docker's default 10 s between SIGTERM and SIGKILL: unary
+# calls get GRACE_S to finish, then the workers WORKERS_GRACE_S for their
+# jobs (the batch calls' jobs stop as their calls end), then Redis stops.
+GRACE_S = 5.0
+WORKERS_GRACE_S = 3.0
+
 EXAMPLES = """examples:
   sudoku-server                         embedded Redis, one worker per CPU, 127.0.0.1:50051
   sudoku-server --workers 4 --listen 0.0.0.0:50051
+  sudoku-server --http-listen 0.0.0.0:8080 --http-origins https://game.example   the page, and the API for that origin's pages
   REDIS_URL=redis://redis:6379/0 sudoku-server --workers 0   service only; workers elsewhere
   SUDOKU_TLS_CERT=cert.pem SUDOKU_TLS_KEY=key.pem SUDOKU_AUTH_TOKEN=... sudoku-server --listen 0.0.0.0:50051
 """
@@ -33,10 +44,11 @@ EXAMPLES = """examples:
 async def serve(settings: Settings) -> None:
     embedded = None
     if not settings.redis_url:
-        embedded = EmbeddedRedis().start()
+        embedded = EmbeddedRedis(settings.redis_server, settings.redis_maxmemory_mb).start()
         settings.redis_url = embedded.url
     supervisor = Supervisor(
-        settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class}
+        settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class},
+        interactive=settings.interactive_workers if settings.workers else 0,
     )
     app = endpoint = None
     try:
@@ -48,23 +60,29 @@ async def serve(settings: Settings) -> None:
         host = settings.listen.rsplit(":", 1)[0]
         scheme = "TLS" if settings.tls_cert else "plaintext"
         scrape = f"metrics at http://{endpoint.host}:{endpoint.port}/metrics" if endpoint else "metrics off"
+        page = f"page and browser API at {app.http.url}" if app.http else "browser API off"
         print(
-            f"sudoku-server listening on {host}:{app.port} ({scheme}, {settings.workers} workers, {where}, {scrape});"
-            " Ctrl-C stops it",
+            f"sudoku-server listening on {host}:{app.port} ({scheme}, {_workers(supervisor)}, {where}, {scrape},"
+            f" {page}); Ctrl-C stops it",
             flush=True,
         )
-        await _until_signalled(supervisor)
+        await _until_signalled(supervisor, embedded)
     finally:
         if endpoint is not None:
             endpoint.close()
         if app is not None:
-            await app.stop()
-        supervisor.stop()
+            await app.stop(GRACE_S)
+        supervisor.stop(WORKERS_GRACE_S)
         if embedded is not None:
             embedded.stop()
 
 
-async def _until_signalled(supervisor: Supervisor) -> None:
+def _workers(supervisor: Supervisor) -> str:
+    reserved = len(supervisor.slots) - supervisor.count
+    return f"{supervisor.count} workers" + (f" + {reserved} interactive" if reserved else "")
+
+
+async def _until_signalled(supervisor: Supervisor, embedded: EmbeddedRedis | None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -73,6 +91,8 @@ async def _until_signalled(supervisor: Supervisor) -> None:
         try:
             await asyncio.wait_for(stop.wait(), 0.5)
         except TimeoutError:
+            if embedded is not None:
+                embedded.check()  # before the workers: they need it
             supervisor.check()
 
 
@@ -88,8 +108,9 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-server %(levelname)s %(message)s")
     try:
         security.check(settings)
+        web.check(settings)
         asyncio.run(serve(settings))
-    except (OSError, security.ConfigError) as exc:
+    except (OSError, security.ConfigError, RedisGone) as exc:
         sys.exit(f"sudoku-server: {exc}")
 
 

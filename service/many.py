@@ -12,7 +12,8 @@ the workers; at most `batch_inflight` jobs are out per call. Replies leave
 in request order through a queue of `batch_inflight` places: a client that
 stops reading replies stops the reading of its requests, and gRPC flow
 control then stops the client. Nothing is cached: looking a board up would
-cost more than counting it.
+cost more than counting it. The call's worker time is bounded and its jobs
+stop when it ends early (service/callbudget.py).
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 
 import grpc
+from redis.exceptions import RedisError
 
 from service import validate
 from service.batch import TooMany, item_error
+from service.callbudget import CallBudget
 from service.config import Settings
 from service.decoding import Undecodable
 from service.jobs import Jobs, new_job_id
@@ -61,16 +64,27 @@ class ManyCounter:
         self.jobs = jobs
         self._parts: set[asyncio.Task] = set()
 
+    async def close(self) -> None:
+        """Stops the jobs still awaited for calls that ended (the service is stopping)."""
+        for part in list(self._parts):
+            part.cancel()
+        await asyncio.gather(*self._parts, return_exceptions=True)
+
     async def replies(self, requests: AsyncIterator[pb.CountManyRequest]) -> AsyncIterator[pb.CountManyReply]:
         ordered: asyncio.Queue = asyncio.Queue(maxsize=self.settings.batch_inflight)
-        reader = asyncio.create_task(self._read(requests, ordered))
+        budget = CallBudget(self.jobs.hub.waker, self.settings.max_call_work_s, self.settings.batch_inflight)
+        reader = asyncio.create_task(self._read(requests, ordered, budget))
         pending: list[Awaitable] = []
+        ended = False
         try:
             while (item := await ordered.get()) is not _END:
                 if isinstance(item, BaseException):
                     raise item
                 yield await item
+            ended = True
         finally:
+            if not ended:
+                await asyncio.shield(budget.cancel())
             reader.cancel()
             while not ordered.empty():
                 pending.append(ordered.get_nowait())
@@ -80,7 +94,7 @@ class ManyCounter:
             await asyncio.gather(reader, *(p for p in pending if isinstance(p, asyncio.Future)),
                                  return_exceptions=True)
 
-    async def _read(self, requests, ordered: asyncio.Queue) -> None:
+    async def _read(self, requests, ordered: asyncio.Queue, budget: CallBudget) -> None:
         room = asyncio.Semaphore(self.settings.batch_inflight)
         seen = 0
         try:
@@ -92,7 +106,7 @@ class ManyCounter:
                 seen += checked.n
                 if seen > self.settings.max_batch:
                     raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
-                await ordered.put(await self._launch(checked, room))
+                await ordered.put(await self._launch(checked, room, budget))
             await ordered.put(_END)
         except Exception as exc:  # noqa: BLE001 - handed to the reply stream
             await ordered.put(exc)
@@ -107,13 +121,19 @@ class ManyCounter:
         except Invalid as exc:
             return pb.CountManyReply(error=item_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc)))
 
-    async def _launch(self, checked: _Checked, room: asyncio.Semaphore) -> asyncio.Future:
+    async def _launch(self, checked: _Checked, room: asyncio.Semaphore, budget: CallBudget) -> asyncio.Future:
         """Queues the request's jobs; returns the future of its reply."""
         size = self.settings.many_job_size
         parts = []
         for start in range(0, len(checked.positions), size):
             await room.acquire()  # released when the job ends: jobs in flight stay bounded
-            part = asyncio.create_task(self._count(checked.boards[start * 81 : (start + size) * 81], checked.options))
+            boards = checked.boards[start * 81 : (start + size) * 81]
+            try:
+                granted = budget.grant(len(boards) // 81 * checked.options["time_limit_ms"])
+            except BaseException:
+                room.release()
+                raise
+            part = asyncio.create_task(self._count(boards, checked.options, budget, granted))
             part.add_done_callback(lambda _: room.release())
             # A part outlives a cancelled call (its reply awaits it shielded),
             # so the job's boards are deleted when it ends, not left to expire.
@@ -122,19 +142,26 @@ class ManyCounter:
             parts.append(part)
         return asyncio.ensure_future(self._reply(parts, checked))
 
-    async def _count(self, boards: bytes, options: dict) -> dict | JobFailed:
-        time_limit_ms = len(boards) // 81 * options["time_limit_ms"]
-        # The boards live as long as the job could: queued, run, retried.
+    async def _count(self, boards: bytes, options: dict, budget: CallBudget, granted_ms: int) -> dict | JobFailed:
+        # The boards live as long as the job could: queued (an hour), run
+        # (its grant), retried; or until the call is cancelled.
         key = keys.boards(new_job_id())
         redis = self.jobs.hub.waker
-        await redis.set(key, boards, ex=time_limit_ms // 1000 + self.settings.result_ttl_s + 3600)
-        spec = CountManySpec(boards_key=key, **options)
+        budget.boards_keys.add(key)
+        used_ms = granted_ms
         try:
-            result = await self.jobs.run("worker.jobs.count_many", spec, keys.QUEUE_BATCH, time_limit_ms)
-        except JobFailed as exc:  # that job's boards get the error; the call goes on
-            result = exc
-        await redis.delete(key)
-        return result
+            await redis.set(key, boards, ex=granted_ms // 1000 + self.settings.result_ttl_s + 3600)
+            spec = CountManySpec(boards_key=key, **options, **budget.job_fields(granted_ms))
+            try:
+                result = await self.jobs.run("worker.jobs.count_many", spec, keys.QUEUE_BATCH, granted_ms)
+                used_ms = result["work_ms"]
+            except JobFailed as exc:  # that job's boards get the error; the call goes on
+                result = exc
+            return result
+        finally:
+            budget.boards_keys.discard(key)
+            budget.settle(granted_ms, used_ms)
+            await asyncio.shield(_delete(redis, key))
 
     async def _reply(self, parts: list[asyncio.Task], checked: _Checked) -> pb.CountManyReply:
         n, positions, errors, options = checked.n, checked.positions, checked.errors, checked.options
@@ -146,14 +173,18 @@ class ManyCounter:
         for part in parts:
             result = await asyncio.shield(part)
             offset = len(counts)
+            size = min(self.settings.many_job_size, len(positions) - offset)
             if isinstance(result, JobFailed):
-                size = min(self.settings.many_job_size, len(positions) - offset)
-                for i in range(offset, offset + size):
-                    failed[positions[i]] = item_error(grpc.StatusCode.ABORTED, result.message)
-                result = {"counts": "0" * size, "verdicts": "0" * size, "incomplete": range(size),
-                          "solutions": _NO_SOLUTION * size if options["include_solution"] else ""}
+                missing, error = range(size), item_error(grpc.StatusCode.ABORTED, result.message)
+                result = _nothing_counted(size, options["include_solution"])
+            else:
+                missing, error = result["uncounted"], item_error(grpc.StatusCode.RESOURCE_EXHAUSTED, UNCOUNTED)
+            part_verdicts = _numbers(result["verdicts"])
+            for i in missing:  # an error, and no verdict
+                failed[positions[offset + i]] = error
+                part_verdicts[i] = 0
             counts += _numbers(result["counts"])
-            verdicts += _numbers(result["verdicts"])
+            verdicts += part_verdicts
             incomplete += (offset + i for i in result["incomplete"])
             if options["include_solution"]:
                 text = result["solutions"]
@@ -171,6 +202,23 @@ class ManyCounter:
         for index, error in sorted(bad, key=lambda item: item[0]):
             reply.errors.add(index=index, error=error)
         return reply
+
+
+UNCOUNTED = ("not counted: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
+             "send these boards again in another call")
+
+
+async def _delete(redis, key: str) -> None:
+    try:
+        await redis.delete(key)
+    except RedisError:
+        pass  # Redis is away: the key expires by itself
+
+
+def _nothing_counted(size: int, include_solution: bool) -> dict:
+    """The result of a job that counted none of its `size` boards."""
+    return {"counts": [0] * size, "verdicts": [0] * size, "incomplete": range(size),
+            "solutions": _NO_SOLUTION * size if include_solution else ""}
 
 
 _DIGIT_VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))

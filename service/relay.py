@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from service.hub import ShuttingDown, StreamHub
 from sudoku import keys
@@ -24,6 +24,9 @@ from sudoku.v1 import sudoku_pb2 as pb
 # How far a paced stream may fall behind its schedule before it skips ahead
 # to the next keyframe. Unpaced streams never skip.
 MAX_LAG = 1.0
+# A stream with no new frame for this long asks whether its job can still
+# write one (a worker may be computing; the job may also have been lost).
+IDLE_CHECK_S = 2.0
 
 
 class JobFailed(Exception):
@@ -67,19 +70,24 @@ def decode(fields: dict[bytes, bytes]) -> pb.Frame:
     return pb.Frame.FromString(fields[b"f"])
 
 
-async def frames(hub: StreamHub, job_id: str, after_seq: int, fps: float = 0.0) -> AsyncIterator[pb.Frame]:
+async def frames(hub: StreamHub, job_id: str, after_seq: int, fps: float = 0.0,
+                 alive: Callable[[str], Awaitable[None]] | None = None) -> AsyncIterator[pb.Frame]:
     """The job's frames after `after_seq`, up to and including the last.
 
     With `fps`, frames after the first follow a schedule of one every
     1/fps seconds: a late frame goes at once, and a stream more than MAX_LAG
-    behind skips ahead to the next keyframe.
+    behind skips ahead to the next keyframe. While no frame comes,
+    `alive(job_id)` is awaited every IDLE_CHECK_S and ends the stream by
+    raising when no frame can come any more.
     """
     interval = 1.0 / fps if fps > 0 else 0.0
     loop = asyncio.get_running_loop()
     next_due = 0.0
     after = after_seq
     resync = False
-    async for batch in hub.follow(keys.frames(job_id), keys.frame_id(after)):
+    async for batch in hub.follow(keys.frames(job_id), keys.frame_id(after), IDLE_CHECK_S if alive else None):
+        if not batch:
+            await alive(job_id)
         for entry_id, fields in batch:
             seq = keys.seq_of(entry_id)
             frame = decode(fields)

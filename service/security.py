@@ -3,9 +3,12 @@
 Both are off by default (the service listens on loopback). With
 `tls_cert` and `tls_key` (PEM files) the gRPC server speaks only TLS. With
 `auth_token` every call must carry the metadata `authorization: Bearer
-<token>`, except grpc.health.v1.Health, which load balancers probe without
-credentials; any other call without it ends UNAUTHENTICATED before its
-request is even parsed.
+<token>`, except grpc.health.v1.Health/Check, which load balancers probe
+without credentials; any other call without it ends UNAUTHENTICATED before
+its request is even parsed. Health's Watch needs the token: it is a stream
+that stays open, and unauthenticated streams would take the places of
+SUDOKU_MAX_CONCURRENT_RPCS that authenticated calls need; a Check ends at
+once.
 
 A token is a secret: no message, log line or repr here contains one
 (Settings keeps it out of its repr), and it is compared in constant time so
@@ -21,7 +24,8 @@ import grpc
 
 from service.config import Settings
 
-HEALTH_PREFIX = "/grpc.health.v1.Health/"
+# The one method a call without the token may use.
+EXEMPT = "/grpc.health.v1.Health/Check"
 SCHEME = "bearer "
 
 
@@ -82,7 +86,7 @@ def _check_token(token: str) -> None:
 
 
 class TokenCheck(grpc.aio.ServerInterceptor):
-    """Refuses calls without `authorization: Bearer <token>` (health exempt)."""
+    """Refuses calls without `authorization: Bearer <token>` (health Check exempt)."""
 
     def __init__(self, token: str):
         self._expected = token.encode()
@@ -93,7 +97,7 @@ class TokenCheck(grpc.aio.ServerInterceptor):
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(details)
-        if handler is None or details.method.startswith(HEALTH_PREFIX):
+        if handler is None or details.method == EXEMPT:
             return handler
         problem = self.problem(details.invocation_metadata or ())
         if problem is None:

@@ -19,28 +19,33 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from redis import Redis
-from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
 
-from service import decoding, metrics, relay, security, validate
+from service import decoding, metrics, relay, security, validate, web
 from service.admission import UNPACED_RATE, FrameBudget, Saturated
 from service.batch import BatchCounter, TooMany, count_reply
+from service.callbudget import BudgetSpent
 from service.many import ManyCounter
 from service.cache import ResultCache, count_key, hint_key
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
-from service.jobs import Jobs, QueueFull, new_job_id
+from service.jobs import JobLost, Jobs, JobStuck, QueueFull, StoreFull, memory_verdict, new_job_id
 from service.relay import JobFailed, Trimmed
 from service.validate import Invalid
-from sudoku import keys
+from sudoku import connections, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
 log = logging.getLogger("sudoku.service")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
+
+
+class Unavailable(Exception):
+    """A failure the client should retry (UNAVAILABLE), with a message saying why."""
 
 
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
@@ -52,10 +57,21 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         )
     if isinstance(exc, Saturated):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
-    if isinstance(exc, TooMany):
+    if isinstance(exc, (TooMany, BudgetSpent)):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
+    if isinstance(exc, StoreFull):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, ResponseError) and str(exc).startswith("OOM"):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
+    if isinstance(exc, JobLost):
+        return grpc.StatusCode.NOT_FOUND, (
+            f"job_id: the frames of job {exc.job_id} are gone (they expired, or were lost with a Redis "
+            "restart); submit the request again"
+        )
+    if isinstance(exc, (Unavailable, JobStuck)):
+        return grpc.StatusCode.UNAVAILABLE, str(exc)
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
     if isinstance(exc, Trimmed):
@@ -132,30 +148,26 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 yield frame
 
     async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], fps: float):
-        job_id = spec.job_id
-        if request.request_id:
-            job_id = await self.jobs.claim_request_id(request, spec.job_id) or spec.job_id
         queued_at = time.monotonic()
-        first = None
-        if job_id == spec.job_id:
-            try:
-                first = await self.jobs.start_solve(spec, adjustments, request.pacing.unpaced)
-            except BaseException:
-                if request.request_id:
-                    await asyncio.shield(self.jobs.release_request_id(request.request_id))
-                raise
+        job_id, first = await self.jobs.start_solve(spec, adjustments, request)
         finished = False
         try:
             if first is not None:
                 yield first  # written with the job: no need to read it back
-            async for frame in relay.frames(self.hub, job_id, 0 if first is None else first.seq, fps):
-                yield frame
+            async with self.jobs.watched.reading(job_id):
+                after = 0 if first is None else first.seq
+                async for frame in relay.frames(self.hub, job_id, after, fps, self._frames_alive):
+                    yield frame
             finished = True
             if fps == 0 and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
                 await asyncio.shield(self._cancel_quietly(job_id))
+
+    async def _frames_alive(self, job_id: str) -> None:
+        """For a relay waiting on frames: raises when none can come any more."""
+        await self.jobs.alive(job_id, keys.frames(job_id))
 
     async def _cancel_quietly(self, job_id: str) -> None:
         try:
@@ -183,8 +195,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             if first is not None and first.job.view == pb.VIEW_SEARCH and not first.job.pacing.unpaced:
                 fps = first.job.pacing.fps
         with self.frames.reserve(fps or UNPACED_RATE):
-            async for frame in relay.frames(self.hub, job_id, request.after_seq, fps):
-                yield frame
+            async with self.jobs.watched.reading(job_id):
+                async for frame in relay.frames(self.hub, job_id, request.after_seq, fps, self._frames_alive):
+                    yield frame
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):
@@ -205,7 +218,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def _unary(self, func: str, spec, cache_key, time_limit_ms: int):
         """A job's result, or the cached one; a fresh result is cached."""
         key = cache_key(spec) if self.cache.enabled else None
-        result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        try:
+            result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
+        except JobLost as exc:  # the call holds its request: a retry queues it again
+            raise Unavailable(f"the job store lost this call's job {exc.job_id} (it restarted); retry") from None
         if key is not None and not cached:
             self.cache.put_later(key, result)
         return result
@@ -221,9 +237,12 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             yield reply
 
 
-HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor
+HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor, and the longest a ping may take
+MEMORY_EVERY = 4  # pings between two looks at Redis's memory
+FAILED_PINGS = 2  # PINGs in a row Redis must miss to count as away
+PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
 REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
-REDIS_WAIT_S = 10  # a command waits this long for one, then UNAVAILABLE
+REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
 
 
 @dataclass
@@ -238,17 +257,24 @@ class App:
     redis: AsyncRedis
     sync_redis: Redis
     enqueuer: Enqueuer
+    servicer: SudokuServicer
     monitor: asyncio.Task | None = None
+    renewer: asyncio.Task | None = None
+    http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health goes NOT_SERVING, open frame streams end
         with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
         refused, and unary calls in flight get `grace` seconds to finish."""
-        if self.monitor is not None:
-            self.monitor.cancel()
+        for task in (self.monitor, self.renewer):
+            if task is not None:
+                task.cancel()
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
+        if self.http is not None:
+            await self.http.stop()
+        await self.servicer.many.close()
         await self.hub.close()
         await self.redis.aclose()
         await self.enqueuer.close()
@@ -269,12 +295,32 @@ async def _set_health(health: health_aio.HealthServicer, serving: bool) -> None:
         await health.set(name, status)
 
 
-async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, serving: bool) -> None:
+async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, hub: StreamHub, jobs: Jobs,
+                         serving: bool) -> None:
     """Health follows Redis: NOT_SERVING while it cannot be reached, so a
-    load balancer sends nobody here who would only get UNAVAILABLE."""
+    load balancer sends nobody here who would only get UNAVAILABLE. When it
+    stops answering, every reader waiting on a stream gets UNAVAILABLE at
+    once instead of waiting out a blocked read (clients resume with Watch).
+    Every MEMORY_EVERY ticks it reads Redis's memory, and new work is
+    refused while it is near its bound (jobs.memory_verdict)."""
+    tick = failures = 0
     while True:
         await asyncio.sleep(HEALTH_EVERY)
-        now = await _redis_ok(redis)
+        tick += 1
+        # One late PING may be this process's own event loop, busy; two in
+        # a row is Redis (or a process that cannot serve either).
+        failures = 0 if await _redis_ok(redis) else failures + 1
+        now = failures < FAILED_PINGS
+        if now and tick % MEMORY_EVERY == 0:
+            try:
+                verdict = memory_verdict(await asyncio.wait_for(redis.info("memory"), HEALTH_EVERY))
+            except (RedisError, OSError, TimeoutError):
+                verdict = jobs.store_full
+            if verdict != jobs.store_full:
+                log.warning("%s", verdict or "the job store has room again: taking new work")
+            jobs.store_full = verdict
+        if not now and serving:
+            hub.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
         if now != serving:
             await _set_health(health, now)
             log.warning("redis %s", "is back: SERVING" if now else "cannot be reached: NOT_SERVING")
@@ -284,13 +330,13 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, s
 async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
+    web.check(settings)
     url = settings.redis_url
     # redis-py's default async pool fails a command at once (MaxConnectionsError)
     # when its 100 connections are busy, as in a burst of a thousand Watch
     # calls; this one makes the command wait its turn instead.
-    redis = AsyncRedis.from_pool(BlockingConnectionPool.from_url(  # from_pool: aclose() closes the pool too
-        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S, health_check_interval=10))
-    sync_redis = Redis.from_url(url, health_check_interval=10)
+    redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
+    sync_redis = connections.service_sync(url)
     hub = StreamHub(url, waker=redis)
     enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
@@ -301,10 +347,18 @@ async def start(settings: Settings) -> App:
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
+            # gRPC's core cancels calls the server has not taken yet once
+            # more than 1,000 wait (CANCELLED, no message, about a second in),
+            # and those left waiting 30 s. A burst of calls below our own
+            # bound must reach the handlers, which answer or refuse with a
+            # status that says why.
+            ("grpc.server.max_pending_requests", max(PENDING_CALLS, settings.max_concurrent_rpcs)),
+            ("grpc.server.max_pending_requests_hard_limit", 3 * max(PENDING_CALLS, settings.max_concurrent_rpcs)),
         ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
-    pb_grpc.add_SudokuServicer_to_server(SudokuServicer(settings, jobs, hub, cache), server)
+    servicer = SudokuServicer(settings, jobs, hub, cache)
+    pb_grpc.add_SudokuServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -315,8 +369,15 @@ async def start(settings: Settings) -> App:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer)
+    if settings.http_listen:
+        try:
+            app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
+        except BaseException:
+            await app.stop(0)
+            raise
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
-    app.monitor = asyncio.create_task(_monitor_redis(health, redis, serving), name="health")
+    app.monitor = asyncio.create_task(_monitor_redis(health, redis, hub, jobs, serving), name="health")
+    app.renewer = asyncio.create_task(servicer.jobs.watched.renew(), name="watched")
     return app

@@ -107,6 +107,7 @@ def solve_spec(request: pb.SolveRequest, settings: Settings, new_job_id: str) ->
         keyframe_every=settings.keyframe_every,
         stream_maxlen=settings.stream_maxlen,
         stream_ttl_s=settings.stream_ttl_s,
+        unwatched_ttl_s=settings.unwatched_ttl_s,
     )
     request_id(request.request_id)
     if spec.view == "search":

@@ -36,6 +36,13 @@ def seq_of(entry_id: bytes | str) -> int:
     return int(entry_id.partition("-")[2])
 
 
+def watched(job_id: str) -> str:
+    """Hash, a field per service instance whose clients are reading the
+    job's frames (service/jobs.py: Watched). A stream that ends with nobody
+    reading it expires sooner (worker/stream.py)."""
+    return f"{PREFIX}:watched:{job_id}"
+
+
 def cancel(job_id: str) -> str:
     """Set by Cancel; the worker checks it between slices."""
     return f"{PREFIX}:cancel:{job_id}"

@@ -47,6 +47,7 @@ class SolveSpec(Spec):
     keyframe_every: int = 30
     stream_maxlen: int = 20_000
     stream_ttl_s: int = 600
+    unwatched_ttl_s: int = 60
 
     @property
     def board(self) -> str:
@@ -70,6 +71,8 @@ class CountManySpec(Spec):
     max_steps: int  # each
     time_limit_ms: int  # each
     include_solution: bool = False
+    call_id: str = ""  # the call whose cancel flag stops the job (keys.cancel)
+    budget_ms: int = 0  # the time the call granted the job; 0: no bound
 
 
 @dataclass

@@ -8,9 +8,9 @@ import os
 import pytest
 from redis import Redis
 
-from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
-from tests.stack import ServiceThread
+from tests.fixtures import FAULTY_WORKER
+from tests.stack import ServiceThread, make_settings, supervise_in_background
 from worker.supervisor import Supervisor
 
 WORKERS = 2
@@ -32,16 +32,11 @@ def redis(redis_url):
 
 @pytest.fixture(scope="session")
 def workers(redis_url):
-    supervisor = Supervisor(WORKERS, redis_url, env={"SUDOKU_TEST_HOOKS": "1"})
+    supervisor = Supervisor(WORKERS, redis_url, env={"SUDOKU_WORKER_CLASS": FAULTY_WORKER})
     supervisor.start()
-    supervisor.check_in_background()  # fault tests kill workers; replace them
+    supervise_in_background(supervisor)  # fault tests kill workers; replace them
     yield supervisor
     supervisor.stop()
-
-
-def make_settings(redis_url: str, **overrides) -> Settings:
-    overrides = {"listen": "127.0.0.1:0", "workers": 0, **overrides}
-    return Settings.from_env({}, redis_url=redis_url, **overrides)
 
 
 @pytest.fixture(scope="session")

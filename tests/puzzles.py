@@ -3,6 +3,7 @@ an answer checker (Norvig's is_solution idea: check the answer, not the path).""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from sudoku.grid import is_solution_of
@@ -49,3 +50,23 @@ def all_puzzles() -> list[tuple[str, str]]:
 def is_completion(puzzle: str, solution: str) -> bool:
     """True when `solution` is a full valid grid that keeps every given."""
     return is_solution_of(solution, puzzle.replace("0", "."))
+
+
+def relabelled(puzzle: str, rng: random.Random) -> str:
+    """The same puzzle with its digits renamed: same number of solutions."""
+    digits = list("123456789")
+    rng.shuffle(digits)
+    return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)
+
+
+def long_boards(n: int) -> list[str]:
+    """Boards whose count to a million solutions takes seconds each: the
+    multi-solution 16-clue ones with the most solutions, relabelled (the
+    same count, but not the same board, so no cache answers twice)."""
+    from worker import engine
+
+    slow = [b for b in puzzles("multi_solution_16_clue")[:20]
+            if not engine.count(b, limit=10**6, max_steps=200_000)[1]]
+    assert slow, "no long board in the sample"
+    rng = random.Random(n)
+    return [relabelled(slow[i % len(slow)], rng) for i in range(n)]

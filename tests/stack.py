@@ -9,16 +9,23 @@ processes (worker.supervisor), Redis is the embedded redis-server.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+
 import grpc
+from rq.job import Job
 
 from service.config import Settings
 from service.server import App, start
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from worker.attempt import Attempt
+from worker.supervisor import Supervisor
 
 def installed_script(name: str) -> str:
     """A console script of this package. It sits next to the running
@@ -32,6 +39,51 @@ def installed_script(name: str) -> str:
     return found
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead but still listed until its parent reaps it.
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout
+    return bool(state.strip()) and not state.strip().startswith("Z")
+
+
+def make_settings(redis_url: str, **overrides) -> Settings:
+    """Settings of a service for tests: any port, no workers of its own."""
+    overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **overrides}
+    return Settings.from_env({}, redis_url=redis_url, **overrides)
+
+
+def started_attempt(redis, job_id: str, worker_name: str = "test-worker") -> Attempt:
+    """An attempt at `job_id` under `worker_name`, with the job's hash saying
+    it is started there, as RQ writes it when a worker starts a job: what a
+    job function run outside a worker needs to pass the fence."""
+    redis.hset(Job.key_for(job_id), mapping={"status": "started", "worker_name": worker_name})
+    redis.expire(Job.key_for(job_id), 600)
+    return Attempt(redis, job_id, worker_name)
+
+
+def supervise_in_background(supervisor: Supervisor, every: float = 0.25) -> threading.Thread:
+    """Runs supervisor.check() from a thread until supervisor.stop(), as
+    sudoku-server's loop does: fault tests kill workers and need them back."""
+
+    def loop() -> None:
+        while not supervisor.stopping:
+            supervisor.check()
+            time.sleep(every)
+
+    thread = threading.Thread(target=loop, name="supervisor", daemon=True)
+    thread.start()
+    return thread
+
+
 def reap(proc: subprocess.Popen) -> None:
     """Kills `proc` if a test left it running, and closes its stdout pipe."""
     if proc.poll() is None:
@@ -41,11 +93,18 @@ def reap(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
+# Ports a test's sudoku-server takes unless it says otherwise: any free one
+# for HTTP, and no metrics endpoint, since the defaults may be taken by a
+# sudoku-server already running.
+SERVER_DEFAULTS = {"--http-listen": "127.0.0.1:0", "--metrics-port": "0"}
+
+
 def start_sudoku_server(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """`sudoku-server ARGS` in its own process, as README runs it: the process
     (its stdout and stderr on one pipe) and the first line it printed."""
+    defaults = [part for flag, value in SERVER_DEFAULTS.items() if flag not in args for part in (flag, value)]
     proc = subprocess.Popen(
-        [installed_script("sudoku-server"), *args],
+        [installed_script("sudoku-server"), *defaults, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -83,6 +142,17 @@ class ServiceThread:
             return  # a test stopped it already
         if self.app is not None:
             self.call(self.app.stop(grace))
+        self.call(_drain())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+
+
+async def _drain() -> None:
+    """Ends what is left on a stopped service's loop (calls cut short, their
+    jobs' waits), as asyncio.run would, so nothing is destroyed pending."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.get_running_loop().shutdown_asyncgens()

@@ -12,17 +12,10 @@ import grpc
 from service.cache import count_key, hint_key
 from service.validate import count_spec, hint_spec
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.puzzles import puzzles
+from tests.puzzles import puzzles, relabelled
 from worker import engine
 
 TIMEOUT = 60
-
-
-def relabelled(puzzle: str, rng: random.Random) -> str:
-    """The same puzzle with its digits renamed: same number of solutions."""
-    digits = list("123456789")
-    rng.shuffle(digits)
-    return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)
 
 
 def count(stub, board: str, **fields) -> pb.CountReply:

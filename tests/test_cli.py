@@ -124,6 +124,17 @@ def test_an_unreachable_service_exits_3_naming_the_address():
     assert flag.returncode == 3 and address in flag.stderr
 
 
+def test_several_addresses_and_a_load_balancing_policy(service):
+    """--addr takes any gRPC target; --lb picks how calls spread over its
+    addresses: a closed port beside the service is passed over."""
+    target = f"ipv4:{closed_port_address()},{service.address}"
+    for policy in ("pick_first", "round_robin"):
+        done = sudoku("count", "--addr", target, "--lb", policy, stdin=WIKIPEDIA)
+        assert done.returncode == 0 and "unique" in done.stdout, done.stderr
+    bad = sudoku("count", "--lb", "fastest", stdin=WIKIPEDIA, address=service.address)
+    assert bad.returncode == 2 and "--lb" in bad.stderr
+
+
 def test_every_help_shows_an_example():
     assert "examples:" in sudoku("--help").stdout
     for command in ("solve", "watch", "hint", "count", "batch"):

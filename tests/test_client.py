@@ -16,12 +16,14 @@ import pytest
 
 from client import AsyncClient, Client, Retry, SudokuError
 from client.frames import Drawing, draw
+from rq.job import Job
+from sudoku import keys
 from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread
+from tests.stack import ServiceThread, make_settings
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -171,6 +173,81 @@ class DroppedCall(grpc.RpcError):
 
     def details(self):
         return "Socket closed"
+
+
+def lose_job(redis, job_id: str) -> None:
+    """What a Redis that restarted empty does to a job: its stream, its
+    state and its request_id are gone."""
+    request_keys = [k for k in redis.scan_iter("sudoku:request:*") if job_id.encode() in redis.get(k)]
+    redis.delete(keys.frames(job_id), Job.key_for(job_id), keys.plan(job_id), *request_keys)
+
+
+@pytest.mark.parametrize("kind", ["sync", "asyncio"])
+def test_a_watched_job_that_was_lost_is_submitted_again(service, redis, kind):
+    """NOT_FOUND for a job the stream holds the request of: the client submits
+    it again (same request_id), says so, and goes on from the last seq it had;
+    the new job's frames continue the drawing to the solution."""
+
+    def check(stream, frames: list[pb.Frame]) -> None:
+        assert stream.resubmissions == 1
+        assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+        assert draw(frames)[-1] == frames[-1].solution and frames[-1].outcome == pb.SOLVED
+        assert {f.job_id for f in frames if f.job_id} == {frames[0].job_id, stream.job_id}
+        assert stream.job_id != frames[0].job_id
+
+    # More frames than the service reads from Redis at once (hub.BATCH), so
+    # that it must go back for frames after the job is lost.
+    options = dict(strategy="naive", duration=5, fps=60, request_id=f"lost-{kind}-{time.monotonic_ns()}")
+    if kind == "sync":
+        with Client(service.address, timeout=30) as client:
+            stream = client.watch(HARD, **options)
+            frames = [next(stream) for _ in range(5)]
+            lose_job(redis, stream.job_id)
+            frames += list(stream)
+        check(stream, frames)
+        return
+
+    async def run() -> None:
+        async with AsyncClient(service.address, timeout=30) as client:
+            stream = client.watch(HARD, **options)
+            frames = [await stream.__anext__() for _ in range(5)]
+            lose_job(redis, stream.job_id)
+            frames += [frame async for frame in stream]
+        check(stream, frames)
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("policy", ["pick_first", "round_robin"])
+def test_several_instances_behind_one_target(redis_url, workers, policy):
+    """An ipv4: target of two service instances: round_robin spreads the
+    streams over both; with either policy, calls go on when one instance stops."""
+    first, second = (ServiceThread(make_settings(redis_url)).start() for _ in range(2))
+    target = f"ipv4:127.0.0.1:{first.app.port},127.0.0.1:{second.app.port}"
+    try:
+        with Client(target, timeout=30, load_balancing=policy, retry=FAST_RETRY) as client:
+            # round_robin picks among the addresses it has connected to: let both connect first.
+            grpc.channel_ready_future(client._channel).result(timeout=10)
+            time.sleep(0.5)
+            streams = [client.watch(WIKIPEDIA, duration=20, fps=1) for _ in range(6)]
+            for stream in streams:
+                next(stream)
+            open_on = [s.app.servicer.frames.streams for s in (first, second)]
+            assert sum(open_on) == 6
+            assert (min(open_on) > 0) == (policy == "round_robin"), open_on
+            for stream in streams:
+                stream.close()
+            first.stop()
+            for _ in range(4):
+                assert client.count(WIKIPEDIA).verdict == pb.CountReply.UNIQUE
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_a_load_balancing_policy_must_be_known():
+    with pytest.raises(ValueError, match="load_balancing"):
+        Client("localhost:1", load_balancing="weighted")
 
 
 def test_a_retried_solve_sends_the_same_request_id(client):

@@ -1,5 +1,6 @@
 """Settings come from the environment and flags, and README documents each."""
 
+import os
 from dataclasses import fields
 from pathlib import Path
 
@@ -27,3 +28,27 @@ def test_a_bad_number_in_the_environment_is_a_clear_error():
         assert "SUDOKU_WORKERS='lots'" in str(exc)
     else:
         raise AssertionError("expected SystemExit")
+
+
+def test_workers_default_to_the_cpus_the_process_may_use(tmp_path):
+    """Not the host's CPU count: the affinity (taskset), and a container's
+    CPU quota rounded up (cgroup v2 cpu.max, v1 cfs_quota_us)."""
+    import subprocess
+    import sys
+
+    from service.config import usable_cpus
+
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    assert usable_cpus(str(tmp_path)) == min(2, usable_cpus("/nonexistent"))
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert usable_cpus(str(tmp_path)) == usable_cpus("/nonexistent")
+    v1 = tmp_path / "v1"
+    (v1 / "cpu").mkdir(parents=True)
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("50000\n")
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert usable_cpus(str(v1)) == 1
+    if hasattr(os, "sched_setaffinity"):
+        one_cpu = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); " \
+                  "from service.config import Settings; print(Settings.from_env({}).workers)"
+        assert subprocess.run([sys.executable, "-c", one_cpu], capture_output=True, text=True,
+                              check=True).stdout.strip() == "1"

@@ -12,8 +12,7 @@ import time
 
 import pytest
 
-from tests.stack import reap
-from tests.test_launcher import alive
+from tests.stack import alive, reap
 
 STARTER = """
 import sys, time

@@ -8,6 +8,7 @@ import asyncio
 import uuid
 import zlib
 
+import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from rq import Callback, Queue, Retry
@@ -15,7 +16,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.embedded_redis import EmbeddedRedis
-from service.enqueue import Enqueuer
+from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from sudoku import keys
 
 # Fields that differ between any two enqueues of the same call.
@@ -85,10 +86,31 @@ def test_a_full_queue_is_refused_and_nothing_is_written(redis, redis_url):
     for _ in range(2):
         assert run(enqueue(redis_url, queue, 2, "worker.jobs.count", {}, uuid.uuid4().hex))[0]
     refused = uuid.uuid4().hex
+    claim = Claim(keys.request(refused), "print", 60)
     assert run(enqueue(redis_url, queue, 2, "worker.jobs.count", {}, refused,
-                       stream=keys.frames(refused), first_frame=b"x")) == (False, 2, None)
-    assert not redis.exists(Job.key_for(refused), keys.frames(refused))
+                       stream=keys.frames(refused), first_frame=b"x", claim=claim)) == Enqueued(False, 2)
+    assert not redis.exists(Job.key_for(refused), keys.frames(refused), claim.key)
     assert queue.count == 2
+
+
+def test_a_request_id_is_claimed_with_its_job_and_only_while_its_stream_lives(redis, redis_url):
+    queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
+    first, second, third = (uuid.uuid4().hex for _ in range(3))
+    claim = Claim(keys.request(f"claim-{first}"), "print", 60)
+
+    def solve(job_id: str, fingerprint: str = "print") -> Enqueued:
+        return run(enqueue(redis_url, queue, 10, "worker.jobs.solve", {}, job_id, stream=keys.frames(job_id),
+                           first_frame=b"x", claim=claim._replace(fingerprint=fingerprint)))
+
+    assert solve(first).queued
+    assert redis.get(claim.key) == f"{first} print".encode() and 0 < redis.ttl(claim.key) <= 60
+    assert solve(second) == Enqueued(False, 0, attached=first)  # a retry: nothing queued
+    with pytest.raises(RequestIdReused):
+        solve(second, "another print")
+    redis.delete(keys.frames(first))  # its stream expired
+    assert solve(third).queued
+    assert redis.get(claim.key) == f"{third} print".encode()
+    assert queue.job_ids == [first, third]
 
 
 def test_frame_one_is_written_with_the_job(redis, redis_url):
@@ -103,10 +125,10 @@ def test_a_cached_reply_is_returned_instead_of_a_job(redis, redis_url):
     queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
     key = keys.cache(uuid.uuid4().hex)
     missed = uuid.uuid4().hex
-    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, missed, cached=key)) == (True, 0, None)
+    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, missed, cached=key)) == Enqueued(True, 0)
     redis.set(key, b'{"count": 1}', ex=30)
     hit = uuid.uuid4().hex
-    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, hit, cached=key)) == (False, 0, b'{"count": 1}')
+    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, hit, cached=key)) == Enqueued(False, 0, b'{"count": 1}')
     assert queue.job_ids == [missed]
     assert not redis.exists(Job.key_for(hit))
     # A full queue does not refuse what the cache can answer.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import subprocess
 import threading
@@ -15,23 +16,24 @@ import time
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from redis import Redis
 from rq import Worker
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.embedded_redis import EmbeddedRedis
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.conftest import make_settings
 from tests.frames_util import draw
-from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread, start_sudoku_server
-from tests.test_launcher import free_port
+from tests.fixtures import POISON_SEED, STALLS
+from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
+from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, supervise_in_background
 from worker import engine
-from worker.jobs import POISON_SEED
 from worker.supervisor import Supervisor
 
 EASY = puzzles("qqwing_easy")[0]
+HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 TIMEOUT = 60
 
 pytestmark = pytest.mark.slow
@@ -95,6 +97,63 @@ def test_a_solve_survives_its_worker_being_killed(stub, redis):
     assert len(frames) == 301
     draw(frames)  # every keyframe agrees with the frames before it
     assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, 100_000_000)
+
+
+def stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP): state T in ps."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout
+    return state.strip().startswith("T")
+
+
+def wait_until(condition, timeout: float = TIMEOUT, what: str = "the condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("seed", STALLS, ids=["measuring", "mid-replay", "last-frames", "result"])
+def test_a_stalled_worker_is_superseded_and_writes_nothing_more(stub, redis, seed):
+    """A worker stopped (SIGSTOP) mid-job loses the job to another worker
+    after its heartbeat's TTL; continued (SIGCONT) after the retry ended, it
+    writes no frame and no result: the stream has one attempt's frames and
+    one last frame, and the job one result. The retry's time limit counts
+    from its own start, so it solves (it would give up at once otherwise)."""
+    pacing = pb.Pacing(steps_per_frame=300, unpaced=True)
+    request = pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, seed=seed, time_limit_ms=4_000,
+                              view=pb.VIEW_SEARCH, pacing=pacing)
+    reader = Reader(stub.Solve(request, timeout=TIMEOUT))
+    assert reader.first.wait(TIMEOUT)
+    job_id = reader.items[0].job_id
+    wait_until(lambda: redis.get(f"test:stalled:{job_id}") is not None, what="the worker to stall")
+    pid = int(redis.get(f"test:stalled:{job_id}"))
+    wait_until(lambda: stopped(pid), what="the SIGSTOP")
+    stalled_at = time.monotonic()
+    try:
+        reader.join(TIMEOUT)  # the other worker's retry ends the stream
+        finished = lambda: redis.hget(Job.key_for(job_id), "status") == b"finished"  # noqa: E731
+        wait_until(finished, what="the retry to record its result")
+        # Not before the heartbeat's TTL (4 s from the last beat) ran out.
+        assert time.monotonic() - stalled_at > 2
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    wait_until(lambda: idle(redis, pid), what="the continued worker to drop the job")
+    assert reader.error is None, reader.error
+    frames = reader.items
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    assert frames[-1].outcome == pb.SOLVED and draw(frames)[-1] == frames[-1].solution
+    stored = [pb.Frame.FromString(fields[b"f"]) for _, fields in redis.xrange(keys.frames(job_id))]
+    assert stored == frames  # nothing written after the last frame, nothing changed before it
+    assert redis.xlen(keys.result(job_id)) == 1
+
+
+def idle(redis, pid: int) -> bool:
+    """Whether the worker process `pid` is registered and runs no job."""
+    for worker in Worker.all(connection=redis, serializer=JSONSerializer):
+        if worker.pid == pid:
+            return worker.get_state() == "idle" and not worker.get_current_job_id()
+    return False
 
 
 def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, redis):
@@ -204,12 +263,130 @@ def own_stack():
     redis_server = EmbeddedRedis().start()
     workers = Supervisor(2, redis_server.url)
     workers.start()
-    workers.check_in_background()
+    supervise_in_background(workers)
     service = ServiceThread(make_settings(redis_server.url)).start()
     yield redis_server, service
     service.stop()
     workers.stop()
     redis_server.stop()
+
+
+def test_callers_sharing_a_refused_request_id_are_all_refused_at_once():
+    """Queue full, 90 concurrent callers with one request_id: the id is only
+    ever claimed together with a job, so none attaches to a job that was
+    never queued; every one gets the refusal's own code, at once."""
+    redis_server = EmbeddedRedis().start()
+    service = ServiceThread(make_settings(redis_server.url, queue_bound=1)).start()  # and no workers
+    channel, stub = service.stub()
+    try:
+        filler = stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT)
+        next(filler)  # queued, and nobody will run it: the queue is full
+        request = pb.SolveRequest(board=EASY, seed=7, tie_break=pb.TIE_BREAK_RANDOM, request_id="shared-refused")
+        codes = []
+
+        def call() -> None:
+            try:
+                list(stub.Solve(request, timeout=20))
+                codes.append("OK")
+            except grpc.RpcError as exc:
+                codes.append(exc.code().name)
+
+        t0 = time.monotonic()
+        threads = [threading.Thread(target=call) for _ in range(90)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert codes == ["RESOURCE_EXHAUSTED"] * 90, sorted(set(codes))
+        assert time.monotonic() - t0 < 10
+        filler.cancel()
+    finally:
+        channel.close()
+        service.stop()
+        redis_server.stop()
+
+
+def test_interactive_calls_are_not_stuck_behind_greedy_batches():
+    """Two clients keep both workers on maximal CountMany calls (a million
+    solutions, 10 s a board); a third client's counts of fresh boards are
+    served by the worker kept for interactive jobs, within seconds, not
+    after the batches (they waited 19 s before, and could wait hours)."""
+    redis_server = EmbeddedRedis().start()
+    workers = Supervisor(2, redis_server.url, interactive=1)
+    workers.start()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    stop = threading.Event()
+    greedy = [pb.CountManyRequest(boards=long_boards(16), limit=1_000_000, time_limit_ms=10_000)]
+
+    def hog() -> None:
+        with grpc.insecure_channel(service.address) as channel:
+            call = pb_grpc.SudokuStub(channel).CountMany(iter(greedy * 50), timeout=TIMEOUT)
+            stop.wait()
+            call.cancel()
+
+    hogs = [threading.Thread(target=hog) for _ in range(2)]
+    try:
+        for thread in hogs:
+            thread.start()
+        redis = Redis.from_url(redis_server.url)
+        wait_until(lambda: sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) >= 2,
+                   what="both workers on the batches")
+        redis.close()
+        rng = random.Random(3)
+        took = []
+        with grpc.insecure_channel(service.address) as channel:
+            stub = pb_grpc.SudokuStub(channel)
+            for _ in range(20):
+                board = relabelled(rng.choice(puzzles("magictour_top1465")), rng)
+                t0 = time.monotonic()
+                assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+                took.append(time.monotonic() - t0)
+        assert max(took) < 3 and sorted(took)[10] < 0.5, took  # bench/fairness.py measures it
+    finally:
+        stop.set()
+        for thread in hogs:
+            thread.join(TIMEOUT)
+        service.stop()
+        workers.stop()
+        redis_server.stop()
+
+
+def test_new_work_is_refused_before_redis_is_full():
+    """The embedded Redis runs with maxmemory and noeviction; past 90% of it
+    new work gets RESOURCE_EXHAUSTED saying why (queued jobs are never
+    evicted), and is taken again once memory is free."""
+    redis_server = EmbeddedRedis(maxmemory_mb=16).start()
+    workers = Supervisor(1, redis_server.url)
+    workers.start()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    redis = Redis.from_url(redis_server.url)
+    channel, stub = service.stub()
+    try:
+        assert redis.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+        assert stub.CountSolutions(pb.CountRequest(board=EASY), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+        ballast = 0
+        while redis.info("memory")["used_memory"] < 14.7 * (1 << 20):  # over 90% of 16 MB
+            redis.set(f"test:ballast:{ballast}", b"x" * (256 << 10))
+            ballast += 1
+
+        def refused() -> bool:
+            try:
+                list(stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT))
+                return False
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, exc
+                assert "nearly full" in exc.details()
+                return True
+
+        wait_until(refused, timeout=10, what="the refusal")
+        redis.delete(*(f"test:ballast:{i}" for i in range(ballast)))
+        wait_until(lambda: not refused(), timeout=10, what="work to be taken again")
+    finally:
+        channel.close()
+        redis.close()
+        service.stop()
+        workers.stop()
+        redis_server.stop()
 
 
 def test_redis_restarting_under_load(own_stack):
@@ -271,7 +448,7 @@ def server_process(redis_url, workers):
     so its memory can be measured alone."""
     port = free_port()
     proc, banner = start_sudoku_server(
-        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", env={**os.environ, "REDIS_URL": redis_url}
+        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", "--http-listen", "127.0.0.1:0", env={**os.environ, "REDIS_URL": redis_url}
     )
     assert "listening" in banner
     yield f"127.0.0.1:{port}", proc

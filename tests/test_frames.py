@@ -14,6 +14,7 @@ from tests.frames_util import draw
 from tests.puzzles import puzzles
 from worker import engine
 from worker.frames import boundaries, net_change
+from tests.stack import started_attempt
 from worker.jobs import SolveRun
 
 FRAME_BOUND = 512  # the proto promises this
@@ -56,7 +57,7 @@ def run_job(redis, board: str, **options) -> list[pb.Frame]:
         view="search",
         **options,
     )
-    SolveRun(redis, spec).execute()
+    SolveRun(started_attempt(redis, spec.job_id), spec).execute()
     entries = redis.xrange(keys.frames(spec.job_id))
     return [pb.Frame.FromString(fields[b"f"]) for _, fields in entries]
 
@@ -124,11 +125,11 @@ def test_a_retried_job_writes_only_the_frames_that_are_missing(redis):
         job_id=uuid.uuid4().hex, givens=HARD, entries="." * 81, strategy="naive", tie_break="first",
         seed=0, max_steps=100_000_000, time_limit_ms=60_000, view="search", duration_ms=1_000, fps=30,
     )
-    SolveRun(redis, spec).execute()
+    SolveRun(started_attempt(redis, spec.job_id), spec).execute()
     whole = redis.xrange(keys.frames(spec.job_id))
     # Pretend the first attempt died after frame 12: drop the rest and retry.
     redis.delete(keys.frames(spec.job_id))
     for entry_id, fields in whole[:11]:
         redis.xadd(keys.frames(spec.job_id), fields, id=entry_id)
-    SolveRun(redis, spec).execute()
+    SolveRun(started_attempt(redis, spec.job_id, "another-worker"), spec).execute()
     assert redis.xrange(keys.frames(spec.job_id)) == whole

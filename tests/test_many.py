@@ -7,19 +7,20 @@ import threading
 import time
 
 import grpc
-from rq import Queue
+import pytest
+from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.puzzles import ENDLESS, puzzles
-from tests.test_batch import relabelled
+from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from worker import engine, jobs
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
 ABORTED = grpc.StatusCode.ABORTED.value[0]
+EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
 V = pb.CountReply
 
 
@@ -261,3 +262,60 @@ def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, re
     assert "LookupError: the boards of this job" in replies[0].errors[0].error.message
     assert list(replies[0].verdicts) == [0, 0] and list(replies[0].complete) == [False, False]
     assert list(replies[1].verdicts) == [V.UNIQUE]
+
+
+def maximal(boards: list[str]) -> pb.CountManyRequest:
+    """A request as greedy as the limits allow."""
+    return pb.CountManyRequest(boards=boards, limit=1_000_000, time_limit_ms=10_000)
+
+
+def test_a_call_stops_at_its_share_of_worker_time(custom_service):
+    """SUDOKU_MAX_CALL_WORK_S bounds a call's worker time: a job stops where
+    its grant ends, the boards it did not reach get RESOURCE_EXHAUSTED, and
+    once the call has used it all it ends RESOURCE_EXHAUSTED, naming the
+    setting. Greedy requests no longer take workers for hours."""
+    service = custom_service(max_call_work_s=2)
+    channel, stub = service.stub()
+    boards = long_boards(6)
+    t0 = time.monotonic()
+    replies = []
+    with pytest.raises(grpc.RpcError) as err:
+        for reply in stub.CountMany(iter([maximal(boards)] * 20), timeout=TIMEOUT):
+            replies.append(reply)
+    took = time.monotonic() - t0
+    channel.close()
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "SUDOKU_MAX_CALL_WORK_S" in err.value.details()
+    uncounted = [e for r in replies for e in r.errors if e.error.code == EXHAUSTED]
+    assert uncounted and "SUDOKU_MAX_CALL_WORK_S" in uncounted[0].error.message
+    assert took < 10, took  # 2 s of worker time over two workers, and the replies
+
+
+def busy_workers(redis) -> list[str]:
+    return [w.name for w in Worker.all(connection=redis, serializer=JSONSerializer) if w.get_state() == "busy"]
+
+
+@pytest.mark.parametrize("method", ["CountMany", "CountBatch"])
+def test_a_cancelled_call_stops_its_jobs_within_a_second(custom_service, redis, method):
+    """Both workers on a cancelled call's long boards (and more of its jobs
+    queued): within a second of the cancel no worker is busy, and none of
+    its boards is left in Redis."""
+    boards = long_boards(16)
+    earlier = set(redis.scan_iter(keys.boards("*")))
+    channel, stub = custom_service(batch_size=2).stub()  # CountBatch: 8 jobs, not one
+    if method == "CountMany":
+        call = stub.CountMany(iter([maximal(boards[i::8]) for i in range(8)]), timeout=TIMEOUT)
+    else:
+        requests = [pb.CountRequest(board=b, limit=1_000_000, time_limit_ms=10_000) for b in boards]
+        call = getattr(stub, method)(iter(requests), timeout=TIMEOUT)
+    deadline = time.monotonic() + 10
+    while len(busy_workers(redis)) < 2:
+        assert time.monotonic() < deadline, "the workers never took the call's jobs"
+        time.sleep(0.02)
+    call.cancel()
+    cancelled = time.monotonic()
+    while busy_workers(redis):
+        assert time.monotonic() - cancelled < 1.5, f"still busy: {busy_workers(redis)}"
+        time.sleep(0.02)
+    channel.close()
+    assert not set(redis.scan_iter(keys.boards("*"))) - earlier

@@ -19,8 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.test_launcher import free_port
-from tests.stack import reap, start_sudoku_server
+from tests.stack import free_port, reap, start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30
@@ -55,7 +54,7 @@ def server(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")}
     env["TMPDIR"] = tmp
     proc, banner = start_sudoku_server(
-        "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port), env=env
+        "--listen", f"127.0.0.1:{port}", "--workers", "2", "--metrics-port", str(metrics_port), "--http-listen", "127.0.0.1:0", env=env
     )
     try:
         assert f"metrics at http://127.0.0.1:{metrics_port}/metrics" in banner, banner

@@ -198,6 +198,25 @@ def test_health_needs_no_token(token_service):
         assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
 
 
+def test_unauthenticated_health_streams_cannot_take_the_calls_places(custom_service):
+    """With a token, health's Watch (a stream that stays open) needs it too:
+    a crowd of unauthenticated Watch streams is refused at once instead of
+    filling SUDOKU_MAX_CONCURRENT_RPCS, and authenticated calls go on."""
+    service = custom_service(auth_token=TOKEN, max_concurrent_rpcs=20)
+    good = (("authorization", f"Bearer {TOKEN}"),)
+    with grpc.insecure_channel(service.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        watches = [health.Watch(health_pb2.HealthCheckRequest(), timeout=TIMEOUT) for _ in range(40)]
+        for watch in watches:
+            with pytest.raises(grpc.RpcError) as caught:
+                next(watch)
+            assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert call_count(channel, metadata=good).verdict == pb.CountReply.UNIQUE
+        authorized = health.Watch(health_pb2.HealthCheckRequest(), timeout=TIMEOUT, metadata=good)
+        assert next(authorized).status == health_pb2.HealthCheckResponse.SERVING
+        authorized.cancel()
+
+
 def test_a_token_that_cannot_travel_as_metadata_is_a_startup_error():
     with pytest.raises(security.ConfigError) as caught:
         security.check(Settings.from_env({}, auth_token="two words"))

@@ -11,6 +11,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from sudoku import keys
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import draw
@@ -158,6 +159,45 @@ def test_a_retried_request_id_attaches_to_the_same_job(stub, redis):
         solve(stub, WIKIPEDIA, request_id=request_id)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "request_id" in err.value.details()
+
+
+def test_a_request_id_whose_job_has_no_stream_starts_a_fresh_job(stub, redis):
+    """The id's key names a job whose stream is gone: the stream expired
+    (SUDOKU_STREAM_TTL_S after the job ended, while the key lives longer),
+    or the claim was written by a script whose reply the service never
+    read (a Redis stall). A retry must not wait on a stream that will never
+    exist: it starts a fresh job at once."""
+    request_id = f"orphan-{uuid.uuid4().hex}"
+    request = pb.SolveRequest(board=WIKIPEDIA, request_id=request_id)
+    first = list(stub.Solve(request, timeout=TIMEOUT))
+    redis.delete(keys.frames(first[0].job_id))  # as its expiry would
+    t0 = time.monotonic()
+    again = list(stub.Solve(request, timeout=TIMEOUT))
+    assert time.monotonic() - t0 < 5
+    assert again[0].job_id != first[0].job_id and again[-1].outcome == pb.SOLVED
+    assert list(stub.Solve(request, timeout=TIMEOUT))[0].job_id == again[0].job_id  # the fresh job is the id's now
+
+
+def test_frames_nobody_reads_expire_sooner(stub, redis, service):
+    """A watched solve's frames stay SUDOKU_STREAM_TTL_S after it ends; those
+    of a solve whose client left before the end, only SUDOKU_UNWATCHED_TTL_S,
+    until a Watch attaches again."""
+    settings = service.settings
+    request = pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                              pacing=pb.Pacing(steps_per_frame=1, unpaced=True))
+    read = list(stub.Solve(request, timeout=TIMEOUT))
+    assert read[-1].outcome == pb.GAVE_UP or read[-1].outcome == pb.SOLVED
+    assert settings.unwatched_ttl_s < redis.ttl(keys.frames(read[0].job_id)) <= settings.stream_ttl_s
+    call = stub.Solve(request, timeout=TIMEOUT)
+    job_id = next(call).job_id
+    call.cancel()  # gone before the worker ends the stream
+    deadline = time.monotonic() + 20
+    while redis.ttl(keys.frames(job_id)) > settings.unwatched_ttl_s:
+        assert time.monotonic() < deadline, "the unwatched stream kept its long expiry"
+        time.sleep(0.1)
+    watched = list(stub.Watch(pb.WatchRequest(job_id=job_id, unpaced=True), timeout=TIMEOUT))
+    assert watched[-1].outcome
+    assert redis.ttl(keys.frames(job_id)) > settings.unwatched_ttl_s  # watched again: the long expiry
 
 
 def test_hint_names_a_next_move(stub):

@@ -46,9 +46,12 @@ def parse_board(board: str, /) -> bytes:
 def solve(board: str, /) -> str | None:
     """The first solution, or None when there is none."""
 
-def count(board: str, limit: int = 2, max_steps: int | None = None) -> tuple[int, bool]:
+def count(board: str, limit: int = 2, max_steps: int | None = None,
+          stop: bytearray | None = None) -> tuple[int, bool]:
     """(solutions found up to `limit`, complete). `max_steps` caps GUESSES
-    (branching decisions of the fast path), not stepper steps; >= 1 or None."""
+    (branching decisions of the fast path), not stepper steps; >= 1 or None.
+    Another thread setting stop[0] to non-zero ends the count soon after, as
+    the cap would."""
 
 def count_many(
     boards: str | bytes, limit: int = 2, max_steps: int | None = None, solutions: bool = False

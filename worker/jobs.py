@@ -7,9 +7,10 @@ writes its frames to the job's Redis stream (stream.py) as it goes.
 
 from __future__ import annotations
 
-import os
-import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from redis import Redis
@@ -27,11 +28,13 @@ from worker.frames import (
     finish,
     search_frame,
 )
+from worker.attempt import Attempt
 from worker.stream import FrameSink, write_error
 
-# Steps between looks at the clock and the cancel flag while measuring a
-# search: about 20 ms of C at full speed, so Cancel and the time limit are
-# honoured well within a second without a Redis round trip per step.
+# Steps between looks at the clock, the cancel flag and the fence while
+# measuring a search: milliseconds of C (bench/engine.py gives the rate), so
+# Cancel and the time limit are honoured well within a second without a
+# Redis round trip per step.
 MEASURE_SLICE = 400_000
 
 OUTCOMES = {
@@ -42,20 +45,11 @@ OUTCOMES = {
 }
 
 
-# Test-only: with SUDOKU_TEST_HOOKS=1 in a worker's environment, a solve
-# with this seed kills its worker, every time: the poison job of
-# tests/test_faults.py. Without the variable the seed is an ordinary seed.
-POISON_SEED = 0xDEAD_BEEF
-
-
 def solve(spec: dict[str, Any]) -> dict[str, Any]:
     """RQ job: run one solve and stream its frames."""
     job = get_current_job()
     assert job is not None, "solve runs inside an RQ job"
-    solve_spec = SolveSpec.from_dict(spec)
-    if solve_spec.seed == POISON_SEED and os.environ.get("SUDOKU_TEST_HOOKS") == "1":
-        os.kill(os.getpid(), signal.SIGKILL)
-    return SolveRun(job.connection, solve_spec).execute()
+    return SolveRun(Attempt.of(job), SolveSpec.from_dict(spec)).execute()
 
 
 def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
@@ -75,16 +69,18 @@ def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> 
 class SolveRun:
     """One attempt at a solve job: measure the search, then frame it."""
 
-    def __init__(self, redis: Redis, spec: SolveSpec):
-        self.redis = redis
+    def __init__(self, attempt: Attempt, spec: SolveSpec):
+        self.attempt = attempt
+        self.redis = attempt.redis
         self.spec = spec
-        self.sink = FrameSink(
-            redis, spec.job_id, spec.stream_maxlen, spec.stream_ttl_s, first_seq=FIRST_WORKER_SEQ
-        )
+        self.sink = FrameSink(attempt, spec.stream_maxlen, spec.stream_ttl_s, first_seq=FIRST_WORKER_SEQ,
+                              unwatched_ttl_seconds=spec.unwatched_ttl_s)
         self.plan_key = keys.plan(spec.job_id)
 
     def execute(self) -> dict[str, Any]:
-        started = self._started_at()
+        # The time limit counts from this attempt's start: an attempt that
+        # takes over from a stalled one gets the whole of it.
+        started = time.monotonic()
         total, outcome = self._known_plan()
         if total is None:
             stepper = self._new_stepper()
@@ -122,31 +118,23 @@ class SolveRun:
             max_steps=spec.max_steps or None,
         )
 
-    def _started_at(self) -> float:
-        # A retried job keeps the first attempt's clock and search length, so
-        # its time limit is not reset and its frames are cut the same way.
-        with self.redis.pipeline() as pipe:
-            pipe.hsetnx(self.plan_key, "started", repr(time.time()))
-            pipe.hget(self.plan_key, "started")
-            pipe.expire(self.plan_key, self.spec.stream_ttl_s + self.spec.time_limit_ms // 1000 + 60)
-            _, started, _ = pipe.execute()
-        return float(started)
-
     def _measure(self, stepper, started: float) -> str:
-        """Runs the search to its end; returns how it ended."""
+        """Runs the search to its end; returns how it ended. The length and
+        outcome are kept for a retry, which then cuts the same frames."""
         deadline = started + self.spec.time_limit_ms / 1000
         outcome = "gave_up"
         while stepper.status == "running":
-            if self.redis.exists(keys.cancel(self.spec.job_id)):
+            if self.attempt.cancelled():
                 outcome = "cancelled"
                 break
-            if time.time() >= deadline:
+            if time.monotonic() >= deadline:
                 break
             stepper.skip(MEASURE_SLICE)
         else:
             outcome = stepper.status
         if outcome != "cancelled":
-            self.redis.hset(self.plan_key, mapping={"total": stepper.steps, "outcome": outcome})
+            ttl = self.spec.stream_ttl_s + self.spec.time_limit_ms // 1000 + 60
+            self.attempt.set_plan(ttl, total=stepper.steps, outcome=outcome)
         return outcome
 
     def _final_frame(self, stepper, outcome: str) -> None:
@@ -234,47 +222,143 @@ def count(spec: dict[str, Any]) -> dict[str, Any]:
     return count_one(CountSpec.from_dict(spec))
 
 
-def count_batch(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """RQ job: count many puzzles; one result per spec, in order."""
-    return [count_one(CountSpec.from_dict(s)) for s in specs]
+class CallWork:
+    """The bounds of a batch job (CountBatch, CountMany): the time its call
+    granted it, and its call's cancel flag, looked at every CHECK_EVERY_S of
+    work (a round trip per look, so not per board). Work stops between
+    boards when either says so; the boards left are reported uncounted."""
+
+    CHECK_EVERY_S = 0.05
+
+    def __init__(self, redis: Redis, call_id: str, budget_ms: int):
+        self.redis = redis
+        self.cancel_key = keys.cancel(call_id) if call_id else None
+        self.started = time.monotonic()
+        self.deadline = self.started + budget_ms / 1000 if budget_ms else float("inf")
+        self.next_look = self.started
+        self.cancelled = False
+
+    def over(self) -> bool:
+        """True when the work must stop: the call was cancelled or its grant is spent."""
+        now = time.monotonic()
+        if self.cancelled or now >= self.deadline:
+            return True
+        if self.cancel_key and now >= self.next_look:
+            self.next_look = now + self.CHECK_EVERY_S
+            self.cancelled = bool(self.redis.exists(self.cancel_key))
+        return self.cancelled
+
+    @contextmanager
+    def watched(self) -> Iterator[bytearray]:
+        """A stop flag for engine.count, set by a thread that looks at the
+        bounds while a long count runs in C (it releases the GIL)."""
+        stop = bytearray(1)
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(self.CHECK_EVERY_S):
+                if self.over():
+                    stop[0] = 1
+                    return
+
+        watcher = threading.Thread(target=watch, name="bounds", daemon=True)
+        watcher.start()
+        try:
+            yield stop
+        finally:
+            done.set()
+            watcher.join()
+
+    def report(self, result: dict[str, Any], uncounted: list[int]) -> dict[str, Any]:
+        result.update(uncounted=uncounted, cancelled=self.cancelled,
+                      work_ms=int((time.monotonic() - self.started) * 1000))
+        return result
+
+
+def count_batch(batch: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: count many puzzles. Returns {"results": one per spec, in
+    order, None for one not counted, "uncounted": the positions of those
+    (the call was cancelled, or the job's grant ran out first),
+    "cancelled", "work_ms"}."""
+    job = get_current_job()
+    assert job is not None, "count_batch runs inside an RQ job"
+    work = CallWork(job.connection, batch.get("call_id", ""), batch.get("budget_ms", 0))
+    results: list[dict[str, Any] | None] = []
+    for spec in batch["specs"]:
+        result = None if work.over() else count_one(CountSpec.from_dict(spec), work)
+        results.append(None if result is None or result.pop("cut") else result)
+    return work.report({"results": results}, [i for i, r in enumerate(results) if r is None])
+
+
+# Boards per C call of count_many at first; the slices grow while they take
+# less than CallWork.CHECK_EVERY_S, so that the bounds are looked at a few
+# times a second and the calls cost nothing next to the counting.
+FIRST_SLICE = 256
 
 
 def count_many(spec: dict[str, Any]) -> dict[str, Any]:
-    """RQ job: count many boards with the same options, in one C call.
+    """RQ job: count many boards with the same options, a slice of them per
+    C call, within the job's bounds (CallWork).
 
     Returns {"counts": the counts (a str of digits when limit <= 9, else a
     list), "verdicts": the CountReply.Verdict numbers as a str of digits,
     "incomplete": [positions the cap or time limit stopped], "solutions":
-    81 chars a board ('.' * 81 for none), or ""}.
+    81 chars a board ('.' * 81 for none), or "", "uncounted": [positions
+    the job's bounds stopped first (count 0, or as far as it got)],
+    "cancelled", "work_ms"}.
     """
     s = CountManySpec.from_dict(spec)
     job = get_current_job()
     assert job is not None, "count_many runs inside an RQ job"
+    work = CallWork(job.connection, s.call_id, s.budget_ms)
     packed = job.connection.get(s.boards_key)
     if packed is None:
+        if work.over():  # the call was cancelled, and its boards deleted with it
+            return work.report({"counts": [], "verdicts": "", "incomplete": [], "solutions": ""}, [])
         raise LookupError(f"the boards of this job ({s.boards_key}) have expired")
+    n = len(packed) // 81
     cap = min(FIRST_ROUND_GUESSES, s.max_steps)
-    counts, complete, first = engine.count_many(packed, s.limit, cap, s.include_solution)
-    solutions = first or ""
+    counts: list[int] = []
+    complete = bytearray()
+    parts: list[str] = []
+    size = FIRST_SLICE
+    while len(counts) < n and not work.over():
+        start = len(counts)
+        began = time.monotonic()
+        found, done, first = engine.count_many(packed[start * 81 : (start + size) * 81], s.limit, cap,
+                                               s.include_solution)
+        counts += found
+        complete += done
+        parts.append(first or "")
+        if time.monotonic() - began < CallWork.CHECK_EVERY_S / 2:
+            size *= 2
+    uncounted = list(range(len(counts), n))  # the boards no slice reached
+    counts += [0] * len(uncounted)
+    complete += bytes(len(uncounted))
+    solutions = "".join(parts) + ("." * 81 * len(uncounted) if s.include_solution else "")
     incomplete = []
     position = complete.find(0)
-    while position >= 0:
+    while position >= 0 and position < n - len(uncounted):
         # The rare board the first round's cap stopped gets the rounds of a
-        # lone count, within its own time limit.
+        # lone count, within its own time limit and the job's bounds.
         at = slice(position * 81, position * 81 + 81)
         board = packed[at].decode("ascii")
-        counts[position], done = _count_in_time(CountSpec(board, s.limit, s.max_steps, s.time_limit_ms))
-        if not done:
+        spec_ = CountSpec(board, s.limit, s.max_steps, s.time_limit_ms)
+        counts[position], done, cut = _count_in_time(spec_, work)
+        if cut:
+            uncounted.append(position)
+        elif not done:
             incomplete.append(position)
         if solutions and counts[position] and solutions[at][0] == ".":
             solutions = solutions[: at.start] + engine.solve(board) + solutions[at.stop :]
         position = complete.find(0, position + 1)
-    return {
+    result = {
         "counts": _digits(counts) if s.limit <= 9 else counts,
-        "verdicts": _verdict_digits(counts, incomplete, s.limit),
-        "incomplete": incomplete,
+        "verdicts": _verdict_digits(counts, incomplete + uncounted, s.limit),
+        "incomplete": sorted(incomplete + uncounted),
         "solutions": solutions,
     }
+    return work.report(result, sorted(uncounted))
 
 
 # Lists of thousands of small numbers travel as strings of digits: RQ keeps
@@ -298,9 +382,13 @@ def _verdict_digits(counts: list[int], incomplete: list[int], limit: int) -> str
     return _digits(verdicts)
 
 
-def count_one(spec: CountSpec) -> dict[str, Any]:
-    found, complete = _count_in_time(spec)
+def count_one(spec: CountSpec, work: CallWork | None = None) -> dict[str, Any]:
+    """The count's reply; with `work` (a batch job), also "cut": whether the
+    job's bounds stopped it before its own limits did."""
+    found, complete, cut = _count_in_time(spec, work)
     result: dict[str, Any] = {"count": found, "complete": complete, "verdict": verdict(found, complete, spec.limit)}
+    if work is not None:
+        result["cut"] = cut
     if found == 0 and complete:
         result["conflicts"] = list(engine.Stepper(spec.board).conflicts)
     if spec.include_solution and found:
@@ -316,19 +404,29 @@ def count_one(spec: CountSpec) -> dict[str, Any]:
 FIRST_ROUND_GUESSES = 20_000
 
 
-def _count_in_time(spec: CountSpec) -> tuple[int, bool]:
+def _count_in_time(spec: CountSpec, work: CallWork | None = None) -> tuple[int, bool, bool]:
+    """(found, complete, cut): cut when the batch job's bounds (`work`)
+    stopped the count before its own cap and time limit did."""
     start = time.monotonic()
-    deadline = start + spec.time_limit_ms / 1000
+    own_deadline = start + spec.time_limit_ms / 1000
+    deadline = own_deadline if work is None else min(own_deadline, work.deadline)
     cap = min(FIRST_ROUND_GUESSES, spec.max_steps)
+    first_round = True
     while True:
-        found, complete = engine.count(spec.board, limit=spec.limit, max_steps=cap)
+        if work is None or first_round:
+            found, complete = engine.count(spec.board, limit=spec.limit, max_steps=cap)
+        else:  # a long round: stopped within a fraction of a second if the call ends
+            with work.watched() as stop:
+                found, complete = engine.count(spec.board, limit=spec.limit, max_steps=cap, stop=stop)
+        first_round = False
         now = time.monotonic()
-        if complete or cap >= spec.max_steps or now >= deadline:
-            return found, complete
+        cut = not complete and work is not None and (work.over() or (now >= deadline and deadline < own_deadline))
+        if complete or cut or cap >= spec.max_steps or now >= deadline:
+            return found, complete, cut
         rate = cap / max(now - start, 1e-6)
         bigger = min(spec.max_steps, int(rate * (deadline - now)))
         if bigger <= cap:  # a longer round could not finish in time
-            return found, complete
+            return found, complete, deadline < own_deadline and work is not None
         cap, start = bigger, now
 
 

@@ -1,4 +1,4 @@
-"""RQ's job lifecycle in three round trips instead of eleven, each one script.
+"""RQ's job lifecycle in three round trips, two of them a Lua script each.
 
 For a job that runs in microseconds, RQ's SimpleWorker spends its time in
 Redis round trips (~0.1 ms each) and in the Python around them (redis-py's
@@ -72,18 +72,21 @@ return redis.call('HGETALL', KEYS[6])
 # What RQ's handle_job_success writes for a result kept result_ttl seconds
 # (worker stats, the job finished, its Result, the finished registry, the
 # job's expiry, the execution removed, the worker idle), then whether the
-# workers are suspended and whether the job has dependents.
+# workers are suspended and whether the job has dependents. Unless the
+# attempt was superseded (worker/attempt.py): then nothing, and {-1, 0}.
 # KEYS: worker, job, results, finished registry, dependents, dependencies,
 #       execution, started registry, the job's executions, worker's
 #       executions, suspension flag
 # ARGV: working time, started_at, ended_at, result ttl, finished score,
-#       job id, composite key, execution id, then the Result's fields
+#       job id, composite key, execution id, worker name, then the Result's fields
 FINISH = """
+local owner = redis.call('HMGET', KEYS[2], 'status', 'worker_name')
+if owner[1] ~= 'started' or owner[2] ~= ARGV[9] then return {-1, 0} end
 redis.call('HINCRBY', KEYS[1], 'successful_job_count', 1)
 redis.call('HINCRBYFLOAT', KEYS[1], 'total_working_time', ARGV[1])
 redis.call('HSET', KEYS[2], 'status', 'finished', 'started_at', ARGV[2], 'ended_at', ARGV[3],
            'last_heartbeat', ARGV[3])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10', '*', unpack(ARGV, 9))
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10', '*', unpack(ARGV, 10))
 redis.call('EXPIRE', KEYS[3], ARGV[4])
 redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
@@ -343,8 +346,12 @@ class LeanWorker(SimpleWorker):
                  execution.key, started_key, executions_key(job), execution.worker_executions_key, WORKERS_SUSPENDED]
         working = (job.ended_at - job.started_at).total_seconds()
         args = [working, utcformat(job.started_at), utcformat(job.ended_at), result_ttl,
-                current_timestamp() + result_ttl, job.id, execution.composite_key, execution.id, *fields]
+                current_timestamp() + result_ttl, job.id, execution.composite_key, execution.id, self.name, *fields]
         suspended, has_dependents = self._finish(keys=keys_, args=args)
+        if suspended == -1:
+            log.warning("job %s: this attempt was superseded while it stalled; its result is dropped", job.id)
+            self.drop(job, execution)
+            return
         self.executions.pop(execution.id, None)
         self._state = WorkerStatus.IDLE
         job._status = JobStatus.FINISHED
@@ -352,6 +359,21 @@ class LeanWorker(SimpleWorker):
         if has_dependents:
             self._enqueue_dependents_safely(queue, job)
         release_slot(job)
+
+    def owns(self, job: Job) -> bool:
+        """Whether the job is still this worker's to finish (worker/attempt.py)."""
+        status, worker_name = self.connection.hmget(job.key, "status", "worker_name")
+        return status == JobStatus.STARTED.encode() and worker_name == self.name.encode()
+
+    def drop(self, job: Job, execution: Execution) -> None:
+        """Forgets a superseded attempt: only this worker's own records of it
+        go (its execution, the worker busy); the job is another attempt's."""
+        self._heartbeat_owed = 0
+        with self.connection.pipeline() as pipe:
+            execution.delete(job=job, pipeline=pipe)
+            self.set_state(WorkerStatus.IDLE, pipeline=pipe)
+            pipe.execute()
+        self.executions.pop(execution.id, None)
 
     def _result_fields(self, job: Job, execution: Execution) -> list | None:
         """What Result.serialize writes for the job's return value; None

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import logging
 import shutil
-import tempfile
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, multiprocess, start_http_server
+
+from sudoku import tempdirs
 
 log = logging.getLogger("sudoku.metrics")
 
@@ -75,7 +76,7 @@ def _outcome(kind: str, ok: bool, result: Any) -> str:
 
 def new_dir() -> str:
     """A fresh directory for one supervisor's workers' metric files."""
-    return tempfile.mkdtemp(prefix="sudoku-metrics-")
+    return tempdirs.owned("sudoku-metrics-")
 
 
 def process_dead(path: str, pid: int) -> None:

@@ -3,7 +3,8 @@
 Entry ids are ``0-<seq>``, so the stream itself says which frames exist and
 a reader resumes from the last seq it saw. A retried job regenerates the
 same frames and writes only those past the stream's last entry: the client
-sees neither a gap nor a repeat.
+sees neither a gap nor a repeat. Every append is fenced (worker/attempt.py):
+an attempt that was superseded while it stalled writes nothing more.
 """
 
 from __future__ import annotations
@@ -12,21 +13,15 @@ import json
 import time
 
 from redis import Redis
-from redis.exceptions import ResponseError
 
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
+from worker.attempt import Attempt
 
-# Frames are written in pipelined batches: one round trip per batch also
-# reads the cancel flag, so cancellation costs nothing extra.
+# Frames are written in batches: one round trip per batch also reads the
+# cancel flag, so cancellation costs nothing extra.
 FLUSH_FRAMES = 64
 FLUSH_SECONDS = 0.02
-
-
-def _already_written(error: ResponseError) -> bool:
-    # Another attempt of the same job (one presumed dead that was only slow)
-    # wrote this seq first. Frames are deterministic, so its copy is ours.
-    return "equal or smaller" in str(error)
 
 
 def last_seq(redis: Redis, job_id: str) -> int:
@@ -35,16 +30,27 @@ def last_seq(redis: Redis, job_id: str) -> int:
     return keys.seq_of(newest[0][0]) if newest else 0
 
 
+# Sets a finished stream's expiry: `watched` seconds if someone is reading
+# it, else `unwatched`. KEYS: frames, watched marker; ARGV: watched, unwatched
+EXPIRE_FINISHED = """
+local ttl = ARGV[2]
+if redis.call('EXISTS', KEYS[2]) == 1 then ttl = ARGV[1] end
+return redis.call('EXPIRE', KEYS[1], ttl)
+"""
+
+
 class FrameSink:
     """Buffers frames and appends them in batches, skipping seqs that exist."""
 
-    def __init__(self, redis: Redis, job_id: str, maxlen: int, ttl_seconds: int, first_seq: int):
-        self.redis = redis
-        self.job_id = job_id
-        self.key = keys.frames(job_id)
+    def __init__(self, attempt: Attempt, maxlen: int, ttl_seconds: int, first_seq: int,
+                 unwatched_ttl_seconds: int | None = None):
+        self.attempt = attempt
+        self.redis = attempt.redis
+        self.key = keys.frames(attempt.job_id)
         self.maxlen = maxlen
         self.ttl_seconds = ttl_seconds
-        self.written = last_seq(redis, job_id)
+        self.unwatched_ttl_seconds = ttl_seconds if unwatched_ttl_seconds is None else unwatched_ttl_seconds
+        self.written = last_seq(self.redis, attempt.job_id)
         self.next_seq = first_seq
         self.pending: list[tuple[int, bytes]] = []
         self.flushed_at = time.monotonic()
@@ -68,26 +74,22 @@ class FrameSink:
         return self.next_seq
 
     def flush(self) -> bool:
-        """Writes pending frames and reads the cancel flag; returns it."""
-        with self.redis.pipeline(transaction=False) as pipe:
-            for seq, data in self.pending:
-                pipe.xadd(self.key, {"f": data}, id=keys.frame_id(seq), maxlen=self.maxlen, approximate=False)
-            pipe.exists(keys.cancel(self.job_id))
-            replies = pipe.execute(raise_on_error=False)
-        for reply in replies:
-            if isinstance(reply, ResponseError) and not _already_written(reply):
-                raise reply
+        """Writes pending frames and reads the cancel flag; returns it.
+        Raises Superseded when another attempt owns the job now."""
+        self.cancelled = self.attempt.append(self.pending, self.maxlen)
         if self.pending:
             self.written = self.pending[-1][0]
         self.pending.clear()
         self.flushed_at = time.monotonic()
-        self.cancelled = bool(replies[-1])
         return self.cancelled
 
     def close(self) -> None:
-        """Flushes and lets the stream expire `ttl_seconds` from now."""
+        """Flushes and lets the stream expire `ttl_seconds` from now, or
+        `unwatched_ttl_seconds` when no client is reading it: the frames of
+        a solve nobody watches do not hold Redis memory for long."""
         self.flush()
-        self.redis.expire(self.key, self.ttl_seconds)
+        self.redis.eval(EXPIRE_FINISHED, 2, self.key, keys.watched(self.attempt.job_id),
+                        self.ttl_seconds, self.unwatched_ttl_seconds)
 
 
 def write_error(redis: Redis, job_id: str, code: str, message: str, ttl_seconds: int) -> None:

@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ MAX_BACKOFF = 10.0
 
 @dataclass
 class _Slot:
+    queues: str = "all"  # SUDOKU_WORKER_QUEUES of its process
     proc: subprocess.Popen | None = None
     backoff: float = 0.5
     restart_at: float = 0.0
@@ -34,10 +34,15 @@ class _Slot:
 
 
 class Supervisor:
-    def __init__(self, count: int, redis_url: str, log_level: str = "WARNING", env: dict[str, str] | None = None):
+    """`count` workers on every queue, and `interactive` more that take only
+    interactive jobs (Solve, Hint, CountSolutions), so that batch calls,
+    however long, never occupy every worker (README, "Limits")."""
+
+    def __init__(self, count: int, redis_url: str, log_level: str = "WARNING", env: dict[str, str] | None = None,
+                 interactive: int = 0):
         self.count = count
         self.env = dict(os.environ, REDIS_URL=redis_url, SUDOKU_LOG_LEVEL=log_level, **(env or {}))
-        self.slots = [_Slot() for _ in range(count)]
+        self.slots = [_Slot() for _ in range(count)] + [_Slot("interactive") for _ in range(interactive)]
         self.stopping = False
         self.metrics_dir: str | None = None
 
@@ -53,7 +58,8 @@ class Supervisor:
         return [s.proc.pid for s in self.slots if s.proc and s.proc.poll() is None]
 
     def _spawn(self, slot: _Slot) -> None:
-        slot.proc = subprocess.Popen([sys.executable, "-m", "worker.process"], env=self.env)
+        slot.proc = subprocess.Popen([sys.executable, "-m", "worker.process"],
+                                     env={**self.env, "SUDOKU_WORKER_QUEUES": slot.queues})
         slot.started_at = time.monotonic()
 
     def check(self) -> None:
@@ -72,18 +78,6 @@ class Supervisor:
                 slot.proc = None
             if slot.proc is None and now >= slot.restart_at:
                 self._spawn(slot)
-
-    def check_in_background(self, every: float = 0.25) -> threading.Thread:
-        """Runs check() from a thread until stop(), for callers with no loop of their own."""
-
-        def loop() -> None:
-            while not self.stopping:
-                self.check()
-                time.sleep(every)
-
-        thread = threading.Thread(target=loop, name="supervisor", daemon=True)
-        thread.start()
-        return thread
 
     def stop(self, timeout: float = 10.0) -> None:
         """Warm shutdown (each finishes its job), then SIGKILL at `timeout`."""

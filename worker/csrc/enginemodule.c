@@ -589,32 +589,48 @@ static PyObject *engine_solve(PyObject *module, PyObject *board)
 }
 
 PyDoc_STRVAR(count_doc,
-"count(board, limit=2, max_steps=None) -> tuple[int, bool]\n--\n\n"
+"count(board, limit=2, max_steps=None, stop=None) -> tuple[int, bool]\n--\n\n"
 "Count board's solutions up to `limit` (>= 1) with the unwatched fast path.\n"
 "Returns (found, complete): complete is False only when the cap stopped\n"
 "the count before it reached `limit` or finished the search.\n"
 "Here max_steps caps GUESSES (branching decisions of the fast path), not\n"
-"stepper steps; None means no cap, and it must be >= 1 otherwise.");
+"stepper steps; None means no cap, and it must be >= 1 otherwise.\n"
+"`stop`: a writable buffer (a bytearray) whose first byte another thread\n"
+"may set to non-zero, which ends the count soon after, as the cap would.");
 
 static PyObject *engine_count(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    static char *kwlist[] = {"board", "limit", "max_steps", NULL};
-    PyObject *board, *limit_obj = NULL, *cap_obj = NULL;
+    static char *kwlist[] = {"board", "limit", "max_steps", "stop", NULL};
+    PyObject *board, *limit_obj = NULL, *cap_obj = NULL, *stop_obj = Py_None;
     uint8_t cells[81];
     uint64_t limit = 2, cap;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:count", kwlist,
-                                     &board, &limit_obj, &cap_obj))
+    Py_buffer stop = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OOO:count", kwlist,
+                                     &board, &limit_obj, &cap_obj, &stop_obj))
         return NULL;
     /* fp_count reads a cap of 0 as "none", so 0 cannot be passed through. */
     if (parse_cells(board, cells) < 0 ||
         (limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
         as_cap(cap_obj, "max_steps", 1, &cap) < 0)
         return NULL;
+    if (stop_obj != Py_None) {
+        /* Held until the count ends: the bytearray cannot be resized meanwhile. */
+        if (PyObject_GetBuffer(stop_obj, &stop, PyBUF_WRITABLE) < 0)
+            return NULL;
+        if (stop.len < 1) {
+            PyBuffer_Release(&stop);
+            PyErr_SetString(PyExc_ValueError, "stop: the buffer must hold at least one byte");
+            return NULL;
+        }
+    }
     fp_count_result result;
     Py_BEGIN_ALLOW_THREADS
-    result = fp_count(cells, limit, cap == STEPPER_NO_CAP ? 0 : cap, NULL);
+    result = fp_count_stoppable(cells, limit, cap == STEPPER_NO_CAP ? 0 : cap, NULL,
+                                stop_obj != Py_None ? (const uint8_t *)stop.buf : NULL);
     Py_END_ALLOW_THREADS
+    if (stop_obj != Py_None)
+        PyBuffer_Release(&stop);
     return Py_BuildValue("(KN)", (unsigned long long)result.solutions,
                          PyBool_FromLong(result.complete));
 }

@@ -491,7 +491,14 @@ typedef struct {
     uint64_t solutions, guesses;
     int capped;
     uint8_t *first_solution;
+    const uint8_t *stop; /* NULL, or a byte another thread may set */
 } search_t;
+
+static int stop_requested(const search_t *s)
+{
+    return s->stop && s->guesses % FP_STOP_EVERY == 0 &&
+           __atomic_load_n(s->stop, __ATOMIC_RELAXED) != 0;
+}
 
 static void write_solution(const grid_t *g, uint8_t out[81])
 {
@@ -539,7 +546,7 @@ static void run_search(search_t *s, const grid_t *start)
             sp--;
             continue;
         }
-        if (s->max_guesses && s->guesses >= s->max_guesses) {
+        if ((s->max_guesses && s->guesses >= s->max_guesses) || stop_requested(s)) {
             s->capped = 1;
             return;
         }
@@ -594,6 +601,13 @@ static uint64_t missing_digit_permutations(int distinct_digits)
 fp_count_result fp_count(const uint8_t cells[81], uint64_t limit,
                          uint64_t max_guesses, uint8_t first_solution[81])
 {
+    return fp_count_stoppable(cells, limit, max_guesses, first_solution, NULL);
+}
+
+fp_count_result fp_count_stoppable(const uint8_t cells[81], uint64_t limit,
+                                   uint64_t max_guesses, uint8_t first_solution[81],
+                                   const uint8_t *stop)
+{
     fp_count_result result = {0, 0, 1};
     grid_t start;
     int distinct = 0;
@@ -608,7 +622,7 @@ fp_count_result fp_count(const uint8_t cells[81], uint64_t limit,
      */
     uint64_t implied = missing_digit_permutations(distinct);
     search_t s = {implied >= limit ? 1 : limit, max_guesses, 0, 0, 0,
-                  first_solution};
+                  first_solution, stop};
     run_search(&s, &start);
     result.solutions = (s.solutions && implied >= limit) ? limit : s.solutions;
     result.guesses = s.guesses;

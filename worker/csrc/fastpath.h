@@ -39,4 +39,15 @@ int fp_solve(const uint8_t cells[81], uint8_t solution[81]);
 fp_count_result fp_count(const uint8_t cells[81], uint64_t limit,
                          uint64_t max_guesses, uint8_t first_solution[81]);
 
+/*
+ * fp_count that another thread can stop: it looks at *stop every
+ * FP_STOP_EVERY guesses and, once it is non-zero, returns as the cap would
+ * (complete = 0, the solutions found so far). `stop` may be NULL (then it is
+ * fp_count). The byte is only read, with relaxed atomic loads.
+ */
+#define FP_STOP_EVERY 256
+fp_count_result fp_count_stoppable(const uint8_t cells[81], uint64_t limit,
+                                   uint64_t max_guesses, uint8_t first_solution[81],
+                                   const uint8_t *stop);
+
 #endif

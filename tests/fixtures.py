@@ -1,0 +1,87 @@
+"""Faults the tests inject from inside a worker (rq keeps such code in its
+tests/fixtures.py too): production code carries no test hooks.
+
+The session's workers run FaultyWorker (SUDOKU_WORKER_CLASS takes a dotted
+path), which is the production SudokuWorker except for solves whose seed is
+one of those below. Worker processes can import this module because the
+tests run from the repository's root, which `python -m worker.process`
+puts on sys.path.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import worker.jobs
+from worker.attempt import Attempt
+from worker.stream import FrameSink
+from worker.workers import SudokuWorker
+
+FAULTY_WORKER = f"{__name__}.FaultyWorker"
+
+# A solve with this seed kills its worker (SIGKILL), every time: the poison job.
+POISON_SEED = 0xDEAD_BEEF
+# A solve with one of these seeds stops its worker (SIGSTOP) at that point
+# of its first attempt; a test continues it (SIGCONT) when it likes.
+STALL_WHILE_MEASURING = 0x57A1_0001  # at the first look at the cancel flag
+STALL_MID_REPLAY = 0x57A1_0002  # after some frames were written
+STALL_BEFORE_LAST_FRAMES = 0x57A1_0003  # as it writes the last frames
+STALL_BEFORE_RESULT = 0x57A1_0004  # as it records the job's result
+STALLS = (STALL_WHILE_MEASURING, STALL_MID_REPLAY, STALL_BEFORE_LAST_FRAMES, STALL_BEFORE_RESULT)
+
+
+def _seed(job) -> int | None:
+    spec = job.args[0] if job.args else None
+    return spec.get("seed") if isinstance(spec, dict) else None
+
+
+def _stall_first_attempt(redis, job_id: str) -> None:
+    """SIGSTOPs this worker, unless an attempt of the job stalled already."""
+    if redis.set(f"test:stalled:{job_id}", os.getpid(), nx=True, ex=600):
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+class _StallingAttempt(Attempt):
+    def cancelled(self) -> bool:
+        _stall_first_attempt(self.redis, self.job_id)
+        return super().cancelled()
+
+
+class _StallingSink(FrameSink):
+    stall_at = "close"
+    flushes = 0
+
+    def flush(self) -> bool:
+        self.flushes += 1
+        if self.stall_at == "flush" and self.flushes == 2:
+            _stall_first_attempt(self.redis, self.attempt.job_id)
+        return super().flush()
+
+    def close(self) -> None:
+        if self.stall_at == "close":
+            _stall_first_attempt(self.redis, self.attempt.job_id)
+        super().close()
+
+
+class FaultyWorker(SudokuWorker):
+    def run_job(self, job, queue, execution) -> bool:
+        seed = _seed(job)
+        if seed == POISON_SEED:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if seed not in (STALL_WHILE_MEASURING, STALL_MID_REPLAY, STALL_BEFORE_LAST_FRAMES):
+            return super().run_job(job, queue, execution)
+        if seed == STALL_WHILE_MEASURING:
+            worker.jobs.Attempt = _StallingAttempt
+        else:
+            _StallingSink.stall_at = "flush" if seed == STALL_MID_REPLAY else "close"
+            worker.jobs.FrameSink = _StallingSink
+        try:
+            return super().run_job(job, queue, execution)
+        finally:
+            worker.jobs.Attempt, worker.jobs.FrameSink = Attempt, FrameSink
+
+    def handle_job_success(self, job, queue, started_job_registry, execution):
+        if _seed(job) == STALL_BEFORE_RESULT:
+            _stall_first_attempt(self.connection, job.id)
+        return super().handle_job_success(job, queue, started_job_registry, execution)

@@ -1,0 +1,274 @@
+"""The page at `/` (service/static/) in a real headless Chromium, driven by
+Selenium through Debian's chromium-driver, against the real service: load
+a puzzle, play, take a hint, watch naive and MRV solve to the end and
+compare the drawn grids with the solution, stop, resume and reset; a web
+game on another origin calls the API through CORS. Screenshots go to the
+test's temporary folder. Also: the committed client bundle is what
+`make web` makes from the proto.
+
+Skipped, saying so, where Chromium or its driver is missing; .ci/run
+installs both (apt), so CI runs it.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import functools
+import http.server
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.puzzles import is_completion
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+HARDEST = (ROOT / "tests/data/norvig_hardest.txt").read_text().split()[0]  # naive: 671,215 steps
+WAIT_S = 60
+
+needs_chromium = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="no Chromium here: `apt-get install chromium chromium-driver` (Debian) runs these tests; .ci/run does",
+)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    # The machine's network is closed: no background calls, no updates, no sync.
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=430,1400"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    driver.set_script_timeout(WAIT_S)
+    yield driver
+    driver.quit()
+
+
+def page_url(service) -> str:
+    return f"http://127.0.0.1:{service.app.http.port}/"
+
+
+def wait_for(driver, script: str, *args, timeout: float = WAIT_S):
+    """Waits until the JavaScript expression `script` is truthy; returns its value."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+        lambda d: d.execute_script(f"return {script}", *args))
+
+
+def drawn(driver, root: str) -> str:
+    """The 81 cells a grid shows, '.' for a blank."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .cell')]"
+        ".map(c => c.firstChild && c.firstChild.nodeType === 3 ? c.textContent : '.').join('')", root)
+
+
+def cell_classes(driver, root: str, cell: int) -> list[str]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .cell')][arguments[1]].className.split(' ')", root, cell)
+
+
+def press(driver, *keys: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for key in keys:
+        ActionChains(driver).send_keys(key).perform()
+
+
+def click(driver, selector: str) -> None:
+    driver.find_element("css selector", selector).click()
+
+
+def load(driver, board: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    field = driver.find_element(By.ID, "puzzle-text")
+    field.clear()
+    field.send_keys(board)
+    click(driver, "#load")
+    wait_for(driver, "document.getElementById('puzzle-status').textContent.startsWith('Loaded')")
+
+
+def watch_to_the_end(driver, duration_ms: int) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "duration")).select_by_value(str(duration_ms))
+    click(driver, "#watch-start")
+    wait_for(driver, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+
+
+def step_table(driver) -> dict[str, list[str]]:
+    return driver.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#step-table tbody tr')]"
+        ".map(r => [r.dataset.strategy, [...r.querySelectorAll('td')].map(td => td.textContent)]))")
+
+
+@needs_chromium
+def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    assert drawn(browser, "#game") == WIKIPEDIA
+    assert "given" in cell_classes(browser, "#game", 0)
+
+    # r1c3 (cell 2) can only be 1, 2 or 4; pencil in 4 and 5, then ask for a hint.
+    browser.find_elements("css selector", "#game .cell")[2].click()
+    press(browser, "p", "4", "5", "p")
+    assert browser.execute_script("return document.querySelectorAll('#game .cell')[2].textContent") == "45"
+    click(browser, "#hint")
+    reason = wait_for(browser, "document.getElementById('hint-text').textContent.includes(':') && "
+                               "document.getElementById('hint-text').textContent")
+    assert "1 pencil mark ruled out" in reason  # the 5: a given of row 1
+    assert browser.execute_script("return document.querySelectorAll('#game .cell')[2].textContent") == "4"
+    target = browser.execute_script("return [...document.querySelectorAll('#game .cell')].findIndex("
+                                    "c => c.classList.contains('hint-cell'))")
+    assert target >= 0 and f"r{target // 9 + 1}c{target % 9 + 1} =" in reason
+    browser.save_screenshot(str(tmp_path / "hint.png"))
+
+    # A value twice in a row is shown at once; erasing it clears the conflict.
+    browser.find_elements("css selector", "#game .cell")[3].click()
+    press(browser, "5")
+    assert "conflict" in cell_classes(browser, "#game", 3) and "conflict" in cell_classes(browser, "#game", 0)
+    browser.save_screenshot(str(tmp_path / "conflict.png"))
+    press(browser, "\ue003")  # Backspace
+    assert "conflict" not in cell_classes(browser, "#game", 0)
+
+    # Fill the rest from the solution: the page says it is solved.
+    for cell, value in enumerate(SOLVED):
+        if WIKIPEDIA[cell] == ".":
+            browser.find_elements("css selector", "#game .cell")[cell].click()
+            press(browser, value)
+    assert drawn(browser, "#game") == SOLVED
+    wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Solved')")
+    browser.save_screenshot(str(tmp_path / "solved.png"))
+
+
+@needs_chromium
+def test_watch_draws_naive_and_mrv_to_the_solution_with_the_players_entries(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    browser.find_elements("css selector", "#game .cell")[2].click()
+    press(browser, "4")  # an entry of the player's, kept fixed by both searches
+    watch_to_the_end(browser, 2000)
+    browser.save_screenshot(str(tmp_path / "watched.png"))
+    for root in ("#watch-naive", "#watch-mrv"):
+        assert drawn(browser, root) == SOLVED, root
+        assert "entry" in cell_classes(browser, root, 2) and "given" in cell_classes(browser, root, 0)
+        assert "search" in cell_classes(browser, root, 3), root  # a blank the search filled
+    table = step_table(browser)
+    assert table["naive"][3] == table["mrv"][3] == "solved"
+
+
+@needs_chromium
+def test_the_empty_board_takes_naive_701_steps(browser, service, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(page_url(service))
+    Select(browser.find_element("id", "builtin")).select_by_visible_text("Empty board")
+    wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Loaded')")
+    watch_to_the_end(browser, 2000)
+    assert step_table(browser)["naive"][0] == "701"
+    for root in ("#watch-naive", "#watch-mrv"):
+        assert is_completion("." * 81, drawn(browser, root)), root
+    browser.save_screenshot(str(tmp_path / "empty.png"))
+
+
+@needs_chromium
+def test_stop_resume_and_reset_do_what_they_say(browser, service, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(page_url(service))
+    load(browser, HARDEST)
+    Select(browser.find_element("id", "duration")).select_by_value("5000")
+    click(browser, "#watch-start")
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 20")
+    click(browser, "#watch-stop")  # Cancel, and no more frames drawn
+    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state !== 'running')")
+    browser.save_screenshot(str(tmp_path / "stopped.png"))
+    stopped_at = drawn(browser, "#watch-naive"), browser.execute_script(
+        "return document.getElementById('watch-naive').dataset.seq")
+    browser.execute_script("return new Promise(r => setTimeout(r, 700))")
+    assert (drawn(browser, "#watch-naive"), browser.execute_script(
+        "return document.getElementById('watch-naive').dataset.seq")) == stopped_at
+
+    click(browser, "#watch-resume")  # Watch from the last seq drawn: on to the end
+    resumed_at = wait_for(browser, "document.getElementById('watch-naive').dataset.seq !== arguments[0] && "
+                                   "Number(document.getElementById('watch-naive').dataset.seq)", stopped_at[1])
+    assert resumed_at > int(stopped_at[1]), "resumed after the last frame drawn, not from the start"
+    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+    solution = drawn(browser, "#watch-mrv")
+    assert is_completion(HARDEST, solution)
+    assert drawn(browser, "#watch-naive") == solution
+    assert step_table(browser)["naive"][0] == "671,215"
+    browser.save_screenshot(str(tmp_path / "resumed.png"))
+
+    click(browser, "#watch-reset")  # Watch from 0: the same search from its start
+    wait_for(browser, "document.getElementById('watch-naive').dataset.state === 'running' && "
+                      "Number(document.getElementById('watch-naive').dataset.seq) < 20")
+    assert step_table(browser)["naive"][0] == ""
+    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+    assert drawn(browser, "#watch-naive") == solution
+
+
+FOREIGN_PAGE = """<!doctype html><title>waiting</title>
+<script type="module">
+import {{ createClient, createConnectTransport, Sudoku }} from "{base}static/api.js";
+const client = createClient(Sudoku, createConnectTransport({{ baseUrl: "{base}", useBinaryFormat: true }}));
+try {{
+  const reply = await client.countSolutions({{ board: "{board}" }});
+  document.title = "count " + reply.count;
+}} catch (error) {{
+  document.title = "refused";
+}}
+</script>"""
+
+
+@pytest.fixture
+def foreign_origin(tmp_path):
+    """A web game on another origin: a page on a port of its own."""
+    folder = tmp_path / "game"
+    folder.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield folder, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@needs_chromium
+@pytest.mark.parametrize("allowed", [True, False], ids=["allowed", "not-allowed"])
+def test_a_web_game_on_another_origin_calls_the_api_when_allowed(browser, custom_service, foreign_origin, allowed):
+    folder, origin = foreign_origin
+    running = custom_service(http_origins=origin if allowed else "")
+    (folder / "index.html").write_text(FOREIGN_PAGE.format(base=page_url(running), board=WIKIPEDIA))
+    browser.get(origin + "/index.html")
+    if allowed:
+        assert wait_for(browser, "document.title !== 'waiting' && document.title") == "count 1"
+    else:
+        # Without CORS the browser will not even load the client from the service's origin.
+        browser.execute_script("return new Promise(r => setTimeout(r, 1500))")
+        assert browser.title in ("waiting", "refused")
+
+
+NPM = shutil.which("npm")
+
+
+@pytest.mark.skipif(not NPM, reason="no npm here: `make web` needs Node and npm (Debian: apt-get install nodejs npm)")
+def test_the_committed_client_bundle_is_what_make_web_makes(tmp_path):
+    out = tmp_path / "api.js"
+    done = subprocess.run(["make", "-s", "web", f"WEB_OUT={out}"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert filecmp.cmp(out, ROOT / "service/static/api.js", shallow=False), (
+        "service/static/api.js differs from what `make web` makes: run `make web` and commit it")

@@ -1,0 +1,165 @@
+"""The worker classes: RQ workers that prove they are alive every second.
+
+Why SimpleWorker by default: RQ's default Worker forks a work horse per
+job, and most of that cost is RQ's set-up in the child; SimpleWorker runs
+the job in-process (README, "Workers", has the figures). Its drawbacks are
+handled here and in worker/recovery.py:
+
+- It sends no heartbeat while a job runs, so a killed worker's job would sit
+  in STARTED for job_timeout + 60 s. A thread renews the job's registry
+  entry every second with a short TTL instead (the C engine releases the
+  GIL, so the thread runs even mid-search), and the cleanup in
+  worker/recovery.py retries the job within seconds of the beats stopping.
+- RQ's worker key lives worker_ttl + 60 s (8 minutes), so `rq info` showed
+  a killed worker as busy for that long, and a worker whose Redis restarted
+  empty was never registered again. The same thread renews the key with a
+  TTL of seconds and registers the worker again when the key is gone.
+- RQ's worker raises its connection's socket timeout above its dequeue
+  timeout (415 s by default) so that BLPOP is not cut short; a short
+  dequeue timeout keeps every read of the worker bounded (sudoku/connections.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from redis.exceptions import RedisError
+from rq import Queue, Worker, worker_registration
+from rq.utils import now, utcformat
+
+from sudoku.connections import WORKER_TIMEOUT_S
+from worker import metrics
+from worker.attempt import Superseded
+from worker.lifecycle import LeanWorker
+
+log = logging.getLogger("sudoku.worker")
+
+HEARTBEAT_TTL = 4  # seconds a job's registry entry survives its worker
+HEARTBEAT_EVERY = 1.0
+WORKER_KEY_TTL = 5  # seconds a worker stays in `rq info` after its last beat
+DEQUEUE_TIMEOUT = 1  # seconds of one BLPOP; the worker loops on it
+
+
+class Liveness:
+    """Mixin for an RQ worker class: a thread that renews the worker's key
+    (and the running job's heartbeat, see `beating`) every second."""
+
+    beating: tuple[Queue, object] | None = None  # (queue, execution) of a job run in this process
+    # RQ waits up to a minute between tries when Redis is away; a worker
+    # should be back at work within seconds of Redis.
+    max_connection_wait_time = 2.0
+    _alive: threading.Thread | None = None
+    _dying = False
+    _outage_logged = False
+
+    @property
+    def dequeue_timeout(self) -> int:
+        return DEQUEUE_TIMEOUT
+
+    @property
+    def connection_timeout(self) -> float:
+        return DEQUEUE_TIMEOUT + WORKER_TIMEOUT_S
+
+    def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+        return HEARTBEAT_TTL
+
+    def worker_key_ttl(self, job_ttl: int | None = None) -> int:
+        return WORKER_KEY_TTL
+
+    def heartbeat(self, timeout: int | None = None, pipeline=None):
+        return super().heartbeat(WORKER_KEY_TTL, pipeline)
+
+    def register_birth(self) -> None:
+        super().register_birth()
+        if self._alive is None:
+            self._alive = threading.Thread(target=self._prove_alive, name="liveness", daemon=True)
+            self._alive.start()
+
+    def register_death(self) -> None:
+        self._dying = True
+        super().register_death()
+
+    def _prove_alive(self) -> None:
+        while not self._dying:
+            time.sleep(HEARTBEAT_EVERY)
+            try:
+                self._beat()
+            except RedisError as exc:  # Redis away: the job itself will notice
+                if not self._outage_logged:
+                    log.warning("worker %s: heartbeat failed (%s); retrying every second", self.name, exc)
+                    self._outage_logged = True
+                continue
+            if self._outage_logged:
+                log.warning("worker %s: Redis answers again", self.name)
+                self._outage_logged = False
+
+    def _beat(self) -> None:
+        current = self.beating
+        with self.connection.pipeline(transaction=False) as pipe:
+            if current is not None:
+                queue, execution = current
+                # RQ adds to the registries with ZADD XX: a beat that comes
+                # after the cleanup gave the job up (a stalled worker waking)
+                # does not bring the job back to life.
+                execution.heartbeat(queue.started_job_registry, HEARTBEAT_TTL, pipe)
+            pipe.hexists(self.key, "birth")
+            pipe.hset(self.key, "last_heartbeat", utcformat(now()))
+            pipe.expire(self.key, WORKER_KEY_TTL)
+            registered = pipe.execute()[-3]
+        if not registered and not self._dying:
+            self._register_again()
+
+    def _register_again(self) -> None:
+        """RQ's register_birth, for a worker whose key vanished (its Redis
+        restarted empty, or it stalled past the key's TTL)."""
+        log.warning("worker %s: its key is gone from Redis; registering again", self.name)
+        with self.connection.pipeline() as pipe:
+            pipe.delete(self.key)
+            pipe.hset(self.key, mapping={**self.serialize(), "state": self.get_state()})
+            worker_registration.register(self, pipe)
+            pipe.expire(self.key, WORKER_KEY_TTL)
+            pipe.execute()
+
+
+class SudokuWorker(Liveness, LeanWorker):
+    """LeanWorker (RQ's job lifecycle in three round trips, worker/lifecycle.py)
+    with a live heartbeat, job metrics, and attempts that stop quietly when
+    another attempt has taken their job over (worker/attempt.py)."""
+
+    def run_job(self, job, queue, execution) -> bool:
+        self.beating = (queue, execution)
+        started = time.monotonic()
+        ok = False
+        try:
+            ok = super().run_job(job, queue, execution)
+        finally:
+            self.beating = None
+            metrics.job_ran(job, ok, time.monotonic() - started)
+        return ok
+
+    def _finalize_failure(self, job, queue, execution, exc_info) -> None:
+        if isinstance(exc_info[1], Superseded) or not self.owns(job):
+            # Another attempt runs the job now (or it was given up): its
+            # state is theirs. Only this worker's own bookkeeping is undone.
+            log.warning("job %s: this attempt was superseded while it stalled; dropped", job.id)
+            self.drop(job, execution)
+            return
+        super()._finalize_failure(job, queue, execution, exc_info)
+
+
+class ForkingSudokuWorker(Liveness, Worker):
+    """RQ's default forking worker, with the same short heartbeat.
+
+    Each job runs in a forked child, so a crash in a job cannot take the
+    worker down, at the cost of RQ's per-job set-up in the child (see
+    README: "Workers"). SUDOKU_WORKER_CLASS=fork selects it.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("job_monitoring_interval", int(HEARTBEAT_EVERY))
+        super().__init__(*args, **kwargs)
+
+
+WORKER_CLASSES = {"simple": SudokuWorker, "fork": ForkingSudokuWorker}
