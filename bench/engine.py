@@ -18,7 +18,9 @@ sets      the fast path on the first 5,000 puzzles (--max-puzzles) of 17-clue,
           magictour top1465 and forum hardest 1905 11+ in DIR, first solution
           and count to 2, each timed the way tdoku's run_benchmark times
           itself: one C call (count_many) per pass over the puzzles, passes
-          for `seconds` of wall time after a warm-up pass. With --against
+          for `seconds` of wall time after a warm-up pass (CPU time by
+          default, see --clock; tdoku's own wall-time figure is then scaled
+          by its CPU time over its elapsed time). With --against
           PATH (tdoku's run_benchmark, built by hand: it is no dependency)
           tdoku runs on the same puzzles (a file of them, `-r0` so they are
           not permuted, `-n` so none is added), its runs interleaved with
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import resource
 import subprocess
 import sys
 import tempfile
@@ -178,26 +181,38 @@ SIDE_BY_SIDE = 5_000  # puzzles of each set unless --max-puzzles
 
 
 def ours_us(joined: str, n: int, limit: int, seconds: float) -> float:
-    """µs a puzzle over whole passes for `seconds` of wall time, as tdoku does."""
+    """µs a puzzle over whole passes for `seconds` of wall time, as tdoku does
+    (timed with `clock`)."""
     count_many(joined, limit, None, limit == 1)  # warm-up pass
     passes = 0
     start = end = time.perf_counter()
+    began = clock()
     while end - start < seconds:
         found, _, _ = count_many(joined, limit, None, limit == 1)
         passes += 1
         end = time.perf_counter()
     assert min(found) >= 1, "a set holds a puzzle without a solution"
-    return (end - start) / (passes * n) * 1e6
+    return (clock() - began) / (passes * n) * 1e6
 
 
 def tdoku_us(binary: Path, path: Path, n: int, first: bool, seconds: float) -> float:
+    """tdoku's own figure (wall time); with the CPU clock, scaled by the share
+    of its run it had a core for (its CPU time over its elapsed time), which
+    takes out the time it waited on a shared machine."""
     command = [str(binary), f"-t{max(1, round(seconds))}", "-w1", "-e1", "-v0", "-c1", "-r0",
                f"-n{n}", "-s", "tdoku", *(["-f"] if first else []), str(path)]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rows = [line.split(",") for line in out.splitlines() if line.count(",") >= 6]
     if not rows:
         raise SystemExit(f"no CSV line from {' '.join(command)}:\n{out}")
-    return float(rows[-1][6])
+    share = 1.0
+    if clock is time.process_time:
+        share = min(1.0, (after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) / elapsed)
+    return float(rows[-1][6]) * share
 
 
 def bench_sets(folder: Path, repeat: int, most: int | None, against: Path | None,
@@ -235,8 +250,8 @@ def bench_sets(folder: Path, repeat: int, most: int | None, against: Path | None
     header = ["set", "puzzles", "ours solve / count2 µs"]
     if against:
         header += ["tdoku -f / default µs", "ratio"]
-    table(f"Fast path on the reference sets, one thread, wall time, {seconds:g} s of passes "
-          f"a figure, median of {repeat}" + (f", interleaved with {against}" if against else ""),
+    table(f"Fast path on the reference sets, one thread, {'CPU' if clock is time.process_time else 'wall'} "
+          f"time, {seconds:g} s of passes a figure, median of {repeat}" + (f", interleaved with {against}" if against else ""),
           header, rows)
 
 
@@ -248,8 +263,6 @@ def rss_bytes() -> int:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
     except OSError:
         return 0
-    import resource
-
     return pages * resource.getpagesize()
 
 
