@@ -136,20 +136,22 @@ class AsyncClient:
         time_limit_ms: int = 0,
         cancel_on_disconnect: bool = False,
         request_id: str | None = None,
+        runs: bool = False,
         timeout: float | None = None,
     ) -> AsyncFrameStream:
         """The search's frames, resumed after a dropped connection; see Client.watch."""
         request = rq.solve_request(
             board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
             max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
-            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced), cancel_on_disconnect=cancel_on_disconnect,
+            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced, runs), cancel_on_disconnect=cancel_on_disconnect,
         )
         return AsyncFrameStream(self, ResumePoint(request), timeout)
 
-    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False,
+    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False, runs: bool = False,
                timeout: float | None = None) -> AsyncFrameStream:
-        """The frames of an existing job after `after_seq` (the Watch RPC)."""
-        return AsyncFrameStream(self, ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced), timeout)
+        """The frames of an existing job after `after_seq` (the Watch RPC); see Client.attach."""
+        point = ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced, runs=runs)
+        return AsyncFrameStream(self, point, timeout)
 
     async def cancel(self, job_id: str, *, timeout: float | None = _DEFAULT) -> bool:
         """Stops a solve; False when it had already finished."""
@@ -204,7 +206,15 @@ class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
         return self._closed or not self._running.is_set()
 
     async def __anext__(self) -> pb.Frame:
-        while not self._point.finished and not self._closed:
+        while not self._closed:
+            buffered = self._next_buffered()
+            if buffered is not None:
+                frame, delay = buffered
+                if delay:
+                    await asyncio.sleep(delay)
+                return frame
+            if self._point.finished:
+                break
             await self._running.wait()
             if self._call is None:
                 self._call = self._open()
@@ -228,12 +238,7 @@ class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
             if frame is grpc.aio.EOF:
                 await self._retry_or_raise(ended_early(self._client.address))
                 continue
-            if self._point.accept(frame):
-                self._attempt = 0
-                return frame
-            if self._point.reopen:
-                self._point.reopen = False
-                self._drop_call()
+            self._received(frame)
         raise StopAsyncIteration
 
     async def _retry_or_raise(self, error: SudokuError) -> None:

@@ -1,9 +1,11 @@
 """Drawing a solve's frames the way a client shows them.
 
-The proto's recipe: start from the first frame's board; apply each frame's
-`steps` or `changes` in order (value 0 clears a cell); a frame with `board`
-(a keyframe) replaces the drawing. Cells that are neither givens nor
-entries hold the search's tentative values.
+The proto's recipe: each message is a frame and, with runs, the frames
+of its `next_frames`; start from the first frame's board; apply each
+frame's `steps` or `changes` in order (value 0 clears a cell); a frame with
+a non-empty `board` (a keyframe) then replaces the drawing. The first frame
+a stream sends carries `job` (givens and entries); cells that are neither
+hold the search's tentative values.
 """
 
 from __future__ import annotations
@@ -18,6 +20,17 @@ CellKind = Literal["given", "entry", "search", "blank"]
 
 class FrameError(ValueError):
     """The frames break the stream's contract (a gap, a disagreeing keyframe)."""
+
+
+def split(message: pb.Frame) -> list[pb.Frame]:
+    """The frames of one message: itself, then its `next_frames` (a run)."""
+    if not message.next_frames:
+        return [message]
+    rest = list(message.next_frames)
+    first = pb.Frame()
+    first.CopyFrom(message)
+    first.ClearField("next_frames")
+    return [first, *rest]
 
 
 def pairs(data: bytes) -> list[tuple[int, int]]:
@@ -45,7 +58,12 @@ class Drawing:
         self.solution = ""
         self.conflicts: list[int] = []
 
-    def apply(self, frame: pb.Frame) -> None:
+    def apply(self, message: pb.Frame) -> None:
+        """Draws one message: a frame, and the frames of its run if any."""
+        for frame in split(message):
+            self._apply(frame)
+
+    def _apply(self, frame: pb.Frame) -> None:
         if frame.steps and frame.changes:
             raise FrameError(f"frame {frame.seq} has steps and changes")
         if self.seq and frame.seq != self.seq + 1 and not frame.board:
@@ -91,7 +109,8 @@ class Drawing:
 
 
 def draw(frames: Iterable[pb.Frame], start: str | None = None) -> list[str]:
-    """The board after each frame, checking that seq has no gaps at all.
+    """The board after each frame (the frames of runs included), checking
+    that seq has no gaps at all.
 
     Raises FrameError when the frames break the contract: a gap or repeat in
     seq, a keyframe that disagrees with the board drawn so far, steps and
@@ -99,9 +118,10 @@ def draw(frames: Iterable[pb.Frame], start: str | None = None) -> list[str]:
     """
     drawing = Drawing(start)
     boards = []
-    for frame in frames:
-        if drawing.seq and frame.seq != drawing.seq + 1:
-            raise FrameError(f"gap or repeat: {drawing.seq} -> {frame.seq}")
-        drawing.apply(frame)
-        boards.append(drawing.text)
+    for message in frames:
+        for frame in split(message):
+            if drawing.seq and frame.seq != drawing.seq + 1:
+                raise FrameError(f"gap or repeat: {drawing.seq} -> {frame.seq}")
+            drawing.apply(frame)
+            boards.append(drawing.text)
     return boards

@@ -67,11 +67,11 @@ def solve_request(
 
 
 def pacing(
-    duration: float | None = None, fps: int = 0, steps_per_frame: int = 0, unpaced: bool = False
+    duration: float | None = None, fps: int = 0, steps_per_frame: int = 0, unpaced: bool = False, runs: bool = False
 ) -> pb.Pacing:
     """Pacing by duration in seconds (None: the server's default) or steps per frame."""
     duration_ms = 0 if duration is None else max(1, round(duration * 1000))
-    return pb.Pacing(duration_ms=duration_ms, fps=fps, steps_per_frame=steps_per_frame, unpaced=unpaced)
+    return pb.Pacing(duration_ms=duration_ms, fps=fps, steps_per_frame=steps_per_frame, unpaced=unpaced, runs=runs)
 
 
 def count_request(

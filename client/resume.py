@@ -14,17 +14,25 @@ are deterministic, so the new job's frames are the old job's. The stream
 catches up with an unpaced Watch to the last seq it had, then goes on with
 the new job as it would have with the old one, saying so in a warning and
 in `resubmissions`.
+
+With runs (Pacing.runs) a message carries several frames, sent ahead of
+time; the stream hands them out one at a time on its own clock, one every
+1 / fps seconds from the first, so a caller sees what it would see without
+runs.
 """
 
 from __future__ import annotations
 
+import collections
 import logging
+import time
 from typing import Any
 
 import grpc
 
 from client.connection import Deadline, should_retry
 from client.errors import SudokuError
+from client.frames import split
 from client.results import SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -36,11 +44,12 @@ MAX_RESUBMISSIONS = 3
 
 class ResumePoint:
     def __init__(self, request: pb.SolveRequest | None = None, job_id: str = "", after_seq: int = 0,
-                 unpaced: bool = False):
+                 unpaced: bool = False, runs: bool = False):
         self.request = request
         self.job_id = job_id
         self.last_seq = after_seq
         self.unpaced = unpaced or bool(request and request.pacing.unpaced)
+        self.runs = runs or bool(request and request.pacing.runs)
         self.first: pb.Frame | None = None
         self.last: pb.Frame | None = None
         self.resubmissions = 0
@@ -52,7 +61,8 @@ class ResumePoint:
         if self.catching_up:
             return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=1, unpaced=True)
         if self.job_id or self.request is None:
-            return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=self.last_seq, unpaced=self.unpaced)
+            return "Watch", pb.WatchRequest(job_id=self.job_id, after_seq=self.last_seq, unpaced=self.unpaced,
+                                            runs=self.runs)
         return "Solve", self.request
 
     def resubmit(self) -> bool:
@@ -90,6 +100,35 @@ class ResumePoint:
         return self.last is not None
 
 
+class PlayClock:
+    """When to hand out each frame of a stream with runs: one every
+    1 / fps seconds from the first (no waiting without runs)."""
+
+    def __init__(self) -> None:
+        self.interval = 0.0
+        self.next_due: float | None = None
+
+    def restart(self) -> None:
+        """A new call: its first frame sets the clock again."""
+        self.next_due = None
+
+    def delay(self, frame: pb.Frame, runs: bool) -> float:
+        """Seconds to wait before handing out `frame`."""
+        if runs and frame.HasField("job") and frame.job.pacing.fps and not frame.job.pacing.unpaced:
+            self.interval = 1.0 / frame.job.pacing.fps
+        if not self.interval:
+            return 0.0
+        now = time.monotonic()
+        if self.next_due is None or now > self.next_due or frame.outcome:
+            # A frame that came late starts the clock again there, rather
+            # than the ones after it rushing to catch up; the last frame goes
+            # at once: a stop is shown when it comes.
+            self.next_due = now
+        delay = max(0.0, self.next_due - now)
+        self.next_due += self.interval
+        return delay
+
+
 def ended_early(address: str) -> SudokuError:
     """A stream closed without error before its last frame: the connection dropped."""
     return SudokuError(grpc.StatusCode.UNAVAILABLE, "the stream ended before its last frame", address)
@@ -107,6 +146,8 @@ class StreamState:
         self._attempt = 0
         self._closed = False
         self._running: Any = None  # set by the subclass
+        self._buffer: collections.deque[pb.Frame] = collections.deque()  # frames of a run, not yet handed out
+        self._clock = PlayClock()
 
     @property
     def job_id(self) -> str:
@@ -157,7 +198,28 @@ class StreamState:
         """How often the request was submitted again because its job was lost."""
         return self._point.resubmissions
 
+    def _received(self, message: pb.Frame) -> None:
+        """Keeps the new frames of a message for handing out."""
+        for frame in split(message):
+            if self._point.accept(frame):
+                self._attempt = 0
+                self._buffer.append(frame)
+        if self._point.reopen:
+            self._point.reopen = False
+            self._drop_call()
+
+    def _next_buffered(self) -> tuple[pb.Frame, float] | None:
+        """The next frame to hand out and how long to wait first."""
+        if not self._buffer:
+            return None
+        frame = self._buffer.popleft()
+        return frame, self._clock.delay(frame, self._point.runs)
+
+    def _drop_call(self) -> None:
+        raise NotImplementedError
+
     def _open(self) -> Any:
+        self._clock.restart()
         name, request = self._point.opening()
         method = getattr(self._client._stub, name)
         return method(request, timeout=self._deadline.remaining(), metadata=self._client.metadata)

@@ -137,25 +137,30 @@ class Client:
         time_limit_ms: int = 0,
         cancel_on_disconnect: bool = False,
         request_id: str | None = None,
+        runs: bool = False,
         timeout: float | None = None,
     ) -> FrameStream:
         """Solves `board` showing the search: an iterator of pb.Frame.
 
         Paced by `duration` seconds (default: the server's, 10 s) at `fps`,
-        or `steps_per_frame`; see pb.Pacing. The stream resumes by itself
-        after a dropped connection.
+        or `steps_per_frame`; see pb.Pacing. With `runs` the service sends
+        the frames a run at a time and the stream hands them out at `fps`
+        itself (far fewer messages). The stream resumes by itself after a
+        dropped connection.
         """
         request = rq.solve_request(
             board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
             max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
-            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced), cancel_on_disconnect=cancel_on_disconnect,
+            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced, runs), cancel_on_disconnect=cancel_on_disconnect,
         )
         return FrameStream(self, ResumePoint(request), timeout)
 
-    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False,
+    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False, runs: bool = False,
                timeout: float | None = None) -> FrameStream:
-        """The frames of an existing job after `after_seq` (the Watch RPC)."""
-        return FrameStream(self, ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced), timeout)
+        """The frames of an existing job after `after_seq` (the Watch RPC);
+        the first carries the job's info and a board, to draw from."""
+        point = ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced, runs=runs)
+        return FrameStream(self, point, timeout)
 
     def cancel(self, job_id: str, *, timeout: float | None = _DEFAULT) -> bool:
         """Stops a solve; False when it had already finished."""
@@ -223,7 +228,15 @@ class FrameStream(StreamState, Iterator[pb.Frame]):
         self._running.set()
 
     def __next__(self) -> pb.Frame:
-        while not self._point.finished and not self._closed:
+        while not self._closed:
+            buffered = self._next_buffered()
+            if buffered is not None:
+                frame, delay = buffered
+                if delay:
+                    time.sleep(delay)
+                return frame
+            if self._point.finished:
+                break
             self._running.wait()
             with self._lock:
                 if self._call is None:
@@ -240,12 +253,7 @@ class FrameStream(StreamState, Iterator[pb.Frame]):
                     continue  # our own pause() or close()
                 self._retry_or_raise(SudokuError.from_rpc(err, self._client.address))
                 continue
-            if self._point.accept(frame):
-                self._attempt = 0
-                return frame
-            if self._point.reopen:
-                self._point.reopen = False
-                self._drop_call()
+            self._received(frame)
         raise StopIteration
 
     def _retry_or_raise(self, error: SudokuError) -> None:

@@ -48,6 +48,9 @@ def _cpu_quota(cgroup: str) -> float | None:
     return None
 
 
+MAX_SAFE_STEPS = 2**53 - 1
+
+
 @dataclass
 class Settings:
     # Where the gRPC server listens.
@@ -89,6 +92,14 @@ class Settings:
     # paced stream counts its fps, an unpaced one 100); a stream past it gets
     # RESOURCE_EXHAUSTED at once. One process delivers about 6,000 (bench/frames.py).
     max_frame_rate: int = field(default=5_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE"})
+    # The share of max_frame_rate one client connection may hold, so that
+    # one greedy connection cannot lock every other client out.
+    max_frame_rate_per_connection: int = field(default=1_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE_PER_CONNECTION"})
+    # A frame stream whose client has taken no message for this long is
+    # ended (UNAVAILABLE: resume with Watch) and its share of the budget freed.
+    stream_idle_s: int = field(default=10, metadata={"env": "SUDOKU_STREAM_IDLE_S"})
+    # Pacing.runs: how much play time one message of frames carries.
+    run_ms: int = field(default=250, metadata={"env": "SUDOKU_RUN_MS"})
     # Streams one client connection may have open at once (HTTP/2 setting).
     max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION"})
     # Largest request accepted. A board is 81 bytes, but a 10 MB one should
@@ -135,6 +146,9 @@ class Settings:
     http_origins: str = field(default="", metadata={"env": "SUDOKU_HTTP_ORIGINS"})
 
     def __post_init__(self) -> None:
+        if not 0 < self.max_steps <= MAX_SAFE_STEPS:
+            # Counters must stay exact in a JavaScript number (see the proto).
+            raise SystemExit(f"SUDOKU_MAX_STEPS={self.max_steps}: must be 1 to {MAX_SAFE_STEPS} (2^53 - 1)")
         if self.stream_maxlen <= 0:
             self.stream_maxlen = self.max_frames + 2
 

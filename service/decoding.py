@@ -11,6 +11,7 @@ stream into that item's own error (service/validate.py), like any bad item.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import grpc
@@ -135,6 +136,9 @@ def _checked_call(behavior):
 
 
 def _checked_stream(behavior):
+    if inspect.iscoroutinefunction(behavior):  # writes with context.write()
+        return _checked_call(behavior)
+
     async def stream(request, context):
         if isinstance(request, Undecodable):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)

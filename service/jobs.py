@@ -32,7 +32,7 @@ from service import metrics
 from service.config import Settings
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
-from service.relay import IDLE_CHECK_S, JobFailed, is_last
+from service.relay import IDLE_CHECK_S, JobFailed
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.specs import Spec, SolveSpec
@@ -102,7 +102,7 @@ def new_job_id() -> str:
     return uuid.uuid4().hex
 
 
-def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool) -> pb.Frame:
+def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, runs: bool = False) -> pb.Frame:
     """Frame 1: what the job will do, and the board it starts from."""
     info = pb.JobInfo(
         givens=spec.givens,
@@ -124,6 +124,7 @@ def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool) 
                 fps=spec.fps,
                 steps_per_frame=spec.steps_per_frame,
                 unpaced=pacing_unpaced,
+                runs=runs and not pacing_unpaced,
             )
         )
     return pb.Frame(seq=1, job_id=spec.job_id, cursor=-1, board=spec.board, counters=pb.Counters(), job=info)
@@ -241,7 +242,7 @@ class Jobs:
         until the worker ends it (or a day, if none ever does). When the
         request's request_id names a job that still has its stream, nothing
         is queued: returns that job's id and None."""
-        first = header_frame(spec, adjustments, request.pacing.unpaced)
+        first = header_frame(spec, adjustments, request.pacing.unpaced, request.pacing.runs)
         claim = None
         if request.request_id:
             ttl = self.settings.stream_ttl_s + self.settings.max_time_ms // 1000 + 3600
@@ -263,16 +264,6 @@ class Jobs:
         if done.attached is not None:
             return done.attached, None
         return spec.job_id, first
-
-    async def cancel(self, job_id: str) -> bool:
-        """Raises the job's cancel flag; False when the job already ended."""
-        last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
-        if not last:
-            raise LookupError(job_id)
-        if is_last(last[0][1]):
-            return False
-        await self.hub.waker.set(keys.cancel(job_id), 1, ex=self.settings.stream_ttl_s + 3600)
-        return True
 
     async def run(self, func: str, spec: Spec | dict[str, Any], queue_name: str, time_limit_ms: int) -> Any:
         """Queues a unary job and returns its result (or raises JobFailed)."""

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 
-from service import decoding, metrics, relay, security, validate, web
-from service.admission import UNPACED_RATE, FrameBudget, Saturated
+from service import admission, decoding, metrics, reflection_v1, relay, security, validate, web
+from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter, TooMany, count_reply
 from service.callbudget import BudgetSpent
 from service.many import ManyCounter
@@ -33,7 +32,9 @@ from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import ShuttingDown, StreamHub
 from service.jobs import JobLost, Jobs, JobStuck, QueueFull, StoreFull, memory_verdict, new_job_id
-from service.relay import JobFailed, Trimmed
+from service.pacing import Schedule
+from service.relay import JobFailed, Relay, Trimmed
+from service.stops import Stops
 from service.validate import Invalid
 from sudoku import connections, keys
 from sudoku.v1 import sudoku_pb2 as pb
@@ -92,6 +93,12 @@ def hint_reply(result: dict) -> pb.HintReply:
     return pb.HintReply(**result)
 
 
+def limits(settings: Settings) -> pb.Limits:
+    """GetLimits' reply: the settings of the same names, and two that are not settings."""
+    same = {f.name: getattr(settings, f.name) for f in pb.Limits.DESCRIPTOR.fields if hasattr(settings, f.name)}
+    return pb.Limits(**same, max_count_limit=validate.MAX_COUNT_LIMIT, stream_idle_ms=settings.stream_idle_s * 1000)
+
+
 def statuses(method):
     """Maps our exceptions to gRPC statuses, for unary and streaming methods."""
 
@@ -129,37 +136,55 @@ def statuses(method):
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
-    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache):
+    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops):
         self.settings = settings
         self.jobs = jobs
         self.hub = hub
         self.cache = cache
+        self.stops = stops
         self.batches = BatchCounter(settings, jobs, cache)
         self.many = ManyCounter(settings, jobs)
-        self.frames = FrameBudget(settings.max_frame_rate)
+        self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
     @statuses
     async def Solve(self, request: pb.SolveRequest, context):
         spec, adjustments = validate.solve_spec(request, self.settings, new_job_id())
-        fps = spec.fps if spec.view == "search" and not request.pacing.unpaced else 0
-        rate = 0.0 if spec.view == "final" else (fps or UNPACED_RATE)
-        with self.frames.reserve(rate):  # before any job exists: refused means nothing queued
-            async for frame in self._solve(request, spec, adjustments, fps):
-                yield frame
+        search = spec.view == "search"
+        fps = spec.fps if search and not request.pacing.unpaced else 0
+        runs = bool(fps and request.pacing.runs)
+        rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
+        with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
+            async for message in self._solve(request, spec, adjustments, Schedule(fps, self._run_s(runs))):
+                yield message
 
-    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], fps: float):
+    def _run_s(self, runs: bool) -> float:
+        return self.settings.run_ms / 1000 if runs else 0.0
+
+    async def _play(self, job_id: str, after_seq: int, schedule: Schedule, header: pb.Frame | None = None,
+                    search: bool = True):
+        """The messages of the job's frames after `after_seq`, to the end of
+        the stream (its last frame, or one made here when it was cancelled)."""
+        async with self.stops.playing(job_id, counted=search) as playback, self.jobs.watched.reading(job_id):
+            limit = await self.stops.stop_point(playback)
+            record = functools.partial(self.stops.record, job_id)
+            stream = Relay(self.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record,
+                           self._frames_alive)
+            async for message in stream.messages():
+                yield message
+                await self.stops.renew(playback)
+
+    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
         queued_at = time.monotonic()
         job_id, first = await self.jobs.start_solve(spec, adjustments, request)
         finished = False
         try:
             if first is not None:
                 yield first  # written with the job: no need to read it back
-            async with self.jobs.watched.reading(job_id):
-                after = 0 if first is None else first.seq
-                async for frame in relay.frames(self.hub, job_id, after, fps, self._frames_alive):
-                    yield frame
+            async for message in self._play(job_id, 0 if first is None else first.seq, schedule,
+                                            search=spec.view == "search"):
+                yield message
             finished = True
-            if fps == 0 and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
+            if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
@@ -171,38 +196,38 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     async def _cancel_quietly(self, job_id: str) -> None:
         try:
-            await self.jobs.cancel(job_id)
+            await self.stops.cancel(job_id)
         except (LookupError, RedisError) as exc:
             log.warning("cancel on disconnect of %s failed: %s", job_id, exc)
 
     @statuses
     async def Watch(self, request: pb.WatchRequest, context):
         job_id = validate.job_id(request.job_id)
-        oldest = await relay.oldest_seq(self.hub, job_id)
-        if oldest is None:
-            raise LookupError(job_id)
-        if request.after_seq + 1 < oldest:
-            raise Trimmed(oldest)
-        last = await self.hub.waker.xrevrange(keys.frames(job_id), count=1)
-        last_seq = keys.seq_of(last[0][0])
-        if request.after_seq > last_seq:
-            raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({last_seq})")
-        if request.after_seq == last_seq and relay.is_last(last[0][1]):
+        stream = await relay.job_stream(self.hub, job_id)
+        if request.after_seq + 1 < stream.oldest:
+            raise Trimmed(stream.oldest)
+        if request.after_seq > stream.last:
+            raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({stream.last})")
+        if request.after_seq == stream.last and stream.finished:
             return  # the client has seen everything
-        fps = 0.0
-        if not request.unpaced:
-            first = await relay.first_frame(self.hub, job_id)
-            if first is not None and first.job.view == pb.VIEW_SEARCH and not first.job.pacing.unpaced:
-                fps = first.job.pacing.fps
-        with self.frames.reserve(fps or UNPACED_RATE):
-            async with self.jobs.watched.reading(job_id):
-                async for frame in relay.frames(self.hub, job_id, request.after_seq, fps, self._frames_alive):
-                    yield frame
+        job = stream.first.job if stream.first is not None else pb.JobInfo()
+        search = job.view == pb.VIEW_SEARCH
+        fps = job.pacing.fps if search and not (request.unpaced or job.pacing.unpaced) else 0
+        runs = bool(fps and request.runs)
+        header = stream.first if request.after_seq > 0 else None
+        rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
+        with self.frames.reserve(rate, admission.peer(context)):
+            async for message in self._play(job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header, search):
+                yield message
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):
         job_id = validate.job_id(request.job_id)
-        return pb.CancelReply(cancelled=await self.jobs.cancel(job_id))
+        return pb.CancelReply(cancelled=await self.stops.cancel(job_id))
+
+    @statuses
+    async def GetLimits(self, request: pb.GetLimitsRequest, context):
+        return limits(self.settings)
 
     @statuses
     async def Hint(self, request: pb.HintRequest, context):
@@ -258,6 +283,7 @@ class App:
     sync_redis: Redis
     enqueuer: Enqueuer
     servicer: SudokuServicer
+    stops: Stops
     monitor: asyncio.Task | None = None
     renewer: asyncio.Task | None = None
     http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
@@ -275,6 +301,7 @@ class App:
         if self.http is not None:
             await self.http.stop()
         await self.servicer.many.close()
+        await self.stops.close()
         await self.hub.close()
         await self.redis.aclose()
         await self.enqueuer.close()
@@ -338,10 +365,12 @@ async def start(settings: Settings) -> App:
     redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
     sync_redis = connections.service_sync(url)
     hub = StreamHub(url, waker=redis)
+    stops = Stops(url, redis, settings.stream_ttl_s)
     enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
     server = grpc.aio.server(
-        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding()],
+        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(),
+                      admission.IdleStreams(settings.stream_idle_s)],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             ("grpc.so_reuseport", 0),
@@ -357,19 +386,18 @@ async def start(settings: Settings) -> App:
         ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
-    servicer = SudokuServicer(settings, jobs, hub, cache)
+    servicer = SudokuServicer(settings, jobs, hub, cache, stops)
     pb_grpc.add_SudokuServicer_to_server(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
-    )
+    reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
+    stops.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer, stops)
     if settings.http_listen:
         try:
             app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC

@@ -45,15 +45,16 @@ def board(text: str, field: str) -> str:
 
 
 def entries(givens: str, text: str) -> str:
-    """The player's entries, none of them on a given's cell."""
+    """The player's entries, without the givens' cells (a whole grid may
+    repeat its givens there, but hold nothing else)."""
     if not text:
         return grid.EMPTY
     values = board(text, "entries")
     try:
-        check_entries(bytes(grid.to_values(givens)), bytes(grid.to_values(values)))
+        kept = check_entries(bytes(grid.to_values(givens)), bytes(grid.to_values(values)))
     except ValueError as exc:
         raise Invalid(str(exc)) from None
-    return values
+    return "".join(str(v) if v else "." for v in kept)
 
 
 def enum(value: int, names: dict[int, str], field: str, enum_type) -> str:
@@ -127,15 +128,11 @@ def _pacing(pacing: pb.Pacing, spec: SolveSpec, settings: Settings, adjustments:
         raise Invalid(f"pacing.steps_per_frame: must not be negative, got {pacing.steps_per_frame}")
     if pacing.duration_ms < 0:
         raise Invalid(f"pacing.duration_ms: must not be negative, got {pacing.duration_ms}")
+    spec.max_frames = settings.max_frames
     if pacing.steps_per_frame:
+        # Not a clamp of max_steps: a search longer than max_frames frames
+        # gets bigger frames instead (worker.frames.boundaries).
         spec.steps_per_frame = pacing.steps_per_frame
-        fits = spec.steps_per_frame * settings.max_frames
-        if spec.max_steps > fits:
-            adjustments.append(
-                f"max_steps clamped from {spec.max_steps} to {fits} "
-                f"({settings.max_frames} frames of {spec.steps_per_frame} steps)"
-            )
-            spec.max_steps = fits
         return
     wanted = pacing.duration_ms or settings.default_duration_ms
     spec.duration_ms = capped(wanted, settings.max_duration_ms, "pacing.duration_ms", adjustments)
@@ -200,10 +197,23 @@ def _packed_boards(packed: bytes, max_chunk: int) -> tuple[bytes, list[int], dic
     bad = engine.bad_boards(packed)
     if not bad:
         return packed, list(range(n)), {}, n
-    # Latin-1 names any byte as one character; every flagged board fails here.
-    _, errors = _each_board(((i, packed[i * 81 : i * 81 + 81].decode("latin-1")) for i in bad), "packed_boards")
+    errors = {i: _bad_byte(packed, i) for i in bad}
     positions = [i for i in range(n) if i not in errors]
     return b"".join(packed[i * 81 : i * 81 + 81] for i in positions), positions, errors, n
+
+
+PACKED_CELL = frozenset(b"123456789.0")
+
+
+def _bad_byte(packed: bytes, i: int) -> str:
+    """Why packed board `i` is bad: its first byte that is not a cell,
+    named by its offset in packed_boards and its cell. Packed boards take no
+    whitespace: each is exactly 81 bytes."""
+    start = i * 81
+    cell = next(c for c in range(81) if packed[start + c] not in PACKED_CELL)
+    char = chr(packed[start + cell])  # Latin-1 names any byte as one character
+    return (f"packed_boards[{i}]: byte {start + cell} (cell {grid.cell_name(cell)}): "
+            f"{char!r} is not 1-9, '.' or '0'")
 
 
 def _each_board(boards: Iterable[tuple[int, str]], field: str) -> tuple[dict[int, str], dict[int, str]]:

@@ -44,8 +44,22 @@ def watched(job_id: str) -> str:
 
 
 def cancel(job_id: str) -> str:
-    """Set by Cancel; the worker checks it between slices."""
+    """Hash set by Cancel: `at` (when, Unix seconds) and, once a stream has
+    stopped, `seq` (the furthest frame any open stream had sent: where later
+    Watches stop). The worker checks that it exists between slices."""
     return f"{PREFIX}:cancel:{job_id}"
+
+
+# Stream of cancelled job ids: every service process follows it, to stop its
+# open streams of those jobs (service/stops.py). Capped at a few thousand.
+CANCELS = f"{PREFIX}:cancels"
+
+
+def playbacks(job_id: str) -> str:
+    """Sorted set of the job's open frame streams, on any service process:
+    member a token per stream, score when the entry goes stale (a process
+    that died cannot remove its own). Cancel reads it."""
+    return f"{PREFIX}:playbacks:{job_id}"
 
 
 def plan(job_id: str) -> str:

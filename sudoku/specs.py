@@ -44,6 +44,7 @@ class SolveSpec(Spec):
     duration_ms: int = 0
     fps: int = 30
     steps_per_frame: int = 0
+    max_frames: int = 20_000  # frames of steps_per_frame grow to stay within it
     keyframe_every: int = 30
     stream_maxlen: int = 20_000
     stream_ttl_s: int = 600

@@ -8,5 +8,22 @@ the frames break the stream's contract (a gap, a disagreeing keyframe).
 from __future__ import annotations
 
 from client.frames import Drawing, FrameError, draw, pairs
+from sudoku.v1 import sudoku_pb2 as pb
 
-__all__ = ["Drawing", "FrameError", "draw", "pairs"]
+__all__ = ["Drawing", "FrameError", "attached", "draw", "pairs"]
+
+
+def attached(whole: list[pb.Frame], after_seq: int) -> list[pb.Frame]:
+    """What Watch(job_id, after_seq) sends of a finished, gapless stream
+    `whole`: the frames after `after_seq`, the first of them (when
+    after_seq > 0) carrying the job's info, its id and a board."""
+    rest = []
+    for frame in whole[after_seq:]:
+        copy = pb.Frame()
+        copy.CopyFrom(frame)
+        rest.append(copy)
+    if after_seq > 0 and rest:
+        rest[0].job.CopyFrom(whole[0].job)
+        rest[0].job_id = whole[0].job_id
+        rest[0].board = draw(whole)[after_seq]
+    return rest

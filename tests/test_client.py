@@ -22,6 +22,7 @@ from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
+from tests.frames_util import attached
 from tests.puzzles import ENDLESS, puzzles
 from tests.stack import ServiceThread, make_settings
 
@@ -96,7 +97,7 @@ def test_watch_draws_the_search_to_the_solution(client):
 
 def test_attach_replays_a_finished_job(client):
     frames = list(client.watch(WIKIPEDIA, steps_per_frame=5, unpaced=True))
-    assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == frames[3:]
+    assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == attached(frames, 3)
 
 
 def test_pause_and_resume_continue_without_a_gap(client):
@@ -478,3 +479,22 @@ def test_tls_with_a_ca_file_and_a_bearer_token(tmp_path):
             assert err.value.code == grpc.StatusCode.UNAVAILABLE
     finally:
         server.stop(0)
+
+
+def test_a_watch_in_runs_hands_out_frames_at_the_frame_rate(client):
+    """With runs the service sends about 250 ms of frames a message; the
+    stream hands them out one every 1 / fps, like a stream without runs."""
+    t0 = time.monotonic()
+    frames, handed = [], []
+    for frame in client.watch(HARD, duration=1, fps=20, runs=True, strategy="naive"):
+        frames.append(frame)
+        handed.append(time.monotonic())
+    elapsed = time.monotonic() - t0
+    assert [f.seq for f in frames] == list(range(1, 22))
+    assert not any(f.next_frames for f in frames)
+    assert 0.7 < elapsed < 4.0, elapsed  # 20 frames at 20 fps; wide: a behaviour check
+    # Frames of one message are not handed out at once but 1/20 s apart
+    # (a sleep is never shorter than asked; the last frame goes when it comes).
+    gaps = [b - a for a, b in zip(handed[1:-1], handed[2:-1])]
+    assert min(gaps) > 0.04, gaps
+    assert draw(frames)[-1] == frames[-1].solution

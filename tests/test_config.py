@@ -4,6 +4,8 @@ import os
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
 from service.config import Settings
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
@@ -52,3 +54,9 @@ def test_workers_default_to_the_cpus_the_process_may_use(tmp_path):
                   "from service.config import Settings; print(Settings.from_env({}).workers)"
         assert subprocess.run([sys.executable, "-c", one_cpu], capture_output=True, text=True,
                               check=True).stdout.strip() == "1"
+
+
+def test_the_step_ceiling_keeps_counters_exact_in_javascript():
+    with pytest.raises(SystemExit, match=r"SUDOKU_MAX_STEPS=9007199254740992: must be 1 to 9007199254740991"):
+        Settings.from_env({"SUDOKU_MAX_STEPS": str(2**53)})
+    assert Settings.from_env({"SUDOKU_MAX_STEPS": str(2**53 - 1)}).max_steps == 2**53 - 1

@@ -491,14 +491,14 @@ def test_streams_past_the_frame_rate_limit_are_refused_at_once(custom_service):
     service = custom_service(max_frame_rate=100)
     channel, stub = service.stub()
     paced = pb.SolveRequest(board=EASY, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=5_000, fps=30))
-    open_calls = [stub.Solve(paced, timeout=TIMEOUT) for _ in range(3)]  # 90 frames/s promised
+    open_calls = [stub.Solve(paced, timeout=TIMEOUT) for _ in range(3)]  # 90 messages/s promised
     for call in open_calls:
         next(call)
     t0 = time.monotonic()
     with pytest.raises(grpc.RpcError) as err:
         list(stub.Solve(paced, timeout=TIMEOUT))
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "frames/s" in err.value.details() and time.monotonic() - t0 < 1.0
+    assert "messages/s" in err.value.details() and time.monotonic() - t0 < 1.0
     final_only = list(stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT))  # no frame rate to promise
     assert final_only[-1].outcome == pb.SOLVED
     for call in open_calls:

@@ -133,3 +133,15 @@ def test_a_retried_job_writes_only_the_frames_that_are_missing(redis):
         redis.xadd(keys.frames(spec.job_id), fields, id=entry_id)
     SolveRun(started_attempt(redis, spec.job_id, "another-worker"), spec).execute()
     assert redis.xrange(keys.frames(spec.job_id)) == whole
+
+
+def test_the_frame_ceiling_makes_frames_bigger_rather_than_cut_a_search():
+    assert boundaries(10, steps_per_frame=1, max_frames=4) == [2, 5, 7, 10]
+    assert boundaries(10, steps_per_frame=3, max_frames=4) == [3, 6, 9, 10]  # fits: as asked
+
+
+def test_one_step_per_frame_plays_a_long_search_to_its_end(redis):
+    frames = run_job(redis, HARD, steps_per_frame=1, max_frames=1_000)
+    assert len(frames) == 1_000
+    assert frames[-1].outcome == pb.SOLVED and frames[-1].counters.steps == 671_215
+    assert draw(frames, start=HARD)[-1] == frames[-1].solution

@@ -191,11 +191,17 @@ def test_complete_correct_board_is_solved():
     assert hint(solution)["kind"] == "SOLVED"
 
 
-def test_entry_on_a_given_is_an_error():
-    with pytest.raises(ValueError, match=r"^entries: cell r1c4 holds a given \(7\); entries go on"):
-        hint(EASY, board({"r1c4": 7}))
+def test_a_whole_grid_repeating_its_givens_is_accepted():
+    solution = engine.solve(EASY)
+    assert hint(EASY, solution)["kind"] == "SOLVED"  # the game's grid, givens included
+    assert hint(EASY, board({"r1c4": 7})) == hint(EASY)  # r1c4's given, repeated: no entry
+
+
+def test_another_value_on_a_given_is_an_error():
+    with pytest.raises(ValueError, match=r"^entries: cell r1c4 holds the given 7, not 3$"):
+        hint(EASY, board({"r1c4": 3}))
     with pytest.raises(ValueError, match="r9c9"):
-        check_entries(engine.parse_board(EASY), engine.parse_board(board({"r9c9": 3})))
+        check_entries(engine.parse_board(EASY), engine.parse_board(board({"r9c9": 4})))
     check_entries(engine.parse_board(EASY), engine.parse_board(board({"r1c1": 1})))
 
 

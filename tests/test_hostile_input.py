@@ -352,11 +352,11 @@ MALFORMED_REQUEST_IDS = {
 
 CASES = [
     # A given on an entry cell.
-    Case("Solve entry on a given r1c1", "Solve", solve(entries="5" + "." * 80), "entries", ("cell r1c1", "given")),
-    Case("Solve entry on a given r9c9", "Solve", solve(entries="." * 80 + "9"), "entries", ("cell r9c9", "given")),
+    Case("Solve entry on a given r1c1", "Solve", solve(entries="4" + "." * 80), "entries", ("cell r1c1", "given 5, not 4")),
+    Case("Solve entry on a given r9c9", "Solve", solve(entries="." * 80 + "8"), "entries", ("cell r9c9", "given 9, not 8")),
     Case("Hint entry on a given r1c1", "Hint", lambda: pb.HintRequest(givens=GOOD, entries="1" + "." * 80),
          "entries", ("cell r1c1", "given")),
-    Case("Hint entry on a given r5c6", "Hint", lambda: pb.HintRequest(givens=GOOD, entries=with_char(BLANK, 41, "3")),
+    Case("Hint entry on a given r5c6", "Hint", lambda: pb.HintRequest(givens=GOOD, entries=with_char(BLANK, 41, "4")),
          "entries", ("cell r5c6", "given")),
     # NUL bytes.
     Case("NUL board", "Solve", lambda: pb.SolveRequest(board="\x00" * 81), "board", ("cell r1c1", "'\\x00'")),

@@ -93,13 +93,15 @@ def test_packed_boards_count_like_listed_ones(stub):
 def test_bad_packed_boards_get_errors_at_their_index(stub):
     good = puzzles("17_clue")[:3]
     packed = (good[0] + "x" * 81 + good[1]).encode() + b"\xff" + good[2][1:].encode() + (" " + good[2][1:]).encode()
+    packed += (good[0][:40] + " " + good[0][41:]).encode()  # a space mid-board: no whitespace in packed boards
     (reply,) = many(stub, pb.CountManyRequest(packed_boards=packed))
     assert [(e.index, e.error.message) for e in reply.errors] == [
-        (1, "packed_boards[1]: cell r1c1: 'x' is not 1-9, '.' or '0'"),
-        (3, "packed_boards[3]: cell r1c1: 'ÿ' is not 1-9, '.' or '0'"),
-        (4, "packed_boards[4]: expected 81 cells, got 80"),
+        (1, "packed_boards[1]: byte 81 (cell r1c1): 'x' is not 1-9, '.' or '0'"),
+        (3, "packed_boards[3]: byte 243 (cell r1c1): 'ÿ' is not 1-9, '.' or '0'"),
+        (4, "packed_boards[4]: byte 324 (cell r1c1): ' ' is not 1-9, '.' or '0'"),
+        (5, "packed_boards[5]: byte 445 (cell r5c5): ' ' is not 1-9, '.' or '0'"),
     ]
-    assert list(reply.verdicts) == [V.UNIQUE, 0, V.UNIQUE, 0, 0]
+    assert list(reply.verdicts) == [V.UNIQUE, 0, V.UNIQUE, 0, 0, 0]
     replies = many(stub, pb.CountManyRequest(packed_boards=packed[:100]),
                    pb.CountManyRequest(packed_boards=packed[:81], boards=good[:1]))
     assert [r.error.message for r in replies] == [

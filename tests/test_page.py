@@ -193,7 +193,7 @@ def test_stop_resume_and_reset_do_what_they_say(browser, service, tmp_path):
     Select(browser.find_element("id", "duration")).select_by_value("5000")
     click(browser, "#watch-start")
     wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 20")
-    click(browser, "#watch-stop")  # Cancel, and no more frames drawn
+    click(browser, "#watch-stop")  # the streams end: no more frames drawn
     wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state !== 'running')")
     browser.save_screenshot(str(tmp_path / "stopped.png"))
     stopped_at = drawn(browser, "#watch-naive"), browser.execute_script(

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sudoku.v1 import sudoku_pb2 as pb
-from client.frames import Drawing
-from tests.frames_util import draw, pairs
+from client.frames import Drawing, split
+from tests.frames_util import attached, draw, pairs
 from tests.puzzles import puzzles
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
@@ -80,15 +80,20 @@ def test_resuming_at_any_points_gives_the_uninterrupted_sequence(service, finish
     channel, stub = service.stub()
     got: list[pb.Frame] = []
     for cut in cuts:
-        call = stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=len(got), unpaced=True), timeout=TIMEOUT)
+        start = len(got)
+        call = stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=start, unpaced=True), timeout=TIMEOUT)
         for frame in call:
             got.append(frame)
             if len(got) % 31 == cut:
                 call.cancel()  # the connection drops here
                 break
-    got += stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=len(got), unpaced=True), timeout=TIMEOUT)
+        assert got[start:] == attached(finished_job, start)[: len(got) - start]
+    start = len(got)
+    got += stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=start, unpaced=True), timeout=TIMEOUT)
     channel.close()
-    assert got == finished_job
+    assert got[start:] == attached(finished_job, start)
+    assert [f.seq for f in got] == [f.seq for f in finished_job]
+    assert draw(got)[-1] == finished_job[-1].solution
 
 
 def test_watch_past_the_end_of_a_finished_job_is_out_of_range(stub, finished_job):
@@ -130,3 +135,46 @@ def test_a_watcher_left_behind_by_trimming_resyncs_at_a_keyframe(custom_service)
         for cell, value in pairs(frame.steps or frame.changes):
             board[cell] = str(value) if value else "."
     assert "".join(board) == frames[-1].solution
+
+
+def test_a_watch_from_mid_way_draws_from_its_first_frame(service, finished_job):
+    """A second phone attaching after seq 20 knows the givens and the board
+    from the first frame it gets, with no seq repeated (client library)."""
+    from client import Client
+
+    with Client(service.address) as client:
+        for runs in (False, True):
+            frames = list(client.attach(finished_job[0].job_id, after_seq=20, unpaced=not runs, runs=runs))
+            assert frames[0].seq == 21 and frames[0].job.givens == finished_job[0].job.givens
+            drawing = Drawing()  # knows nothing of frames 1-20
+            for frame in frames:
+                drawing.apply(frame)
+            assert [f.seq for f in frames] == list(range(21, finished_job[-1].seq + 1))
+            assert drawing.text == finished_job[-1].solution
+            assert [drawing.kind(c) for c in range(81)] == [
+                "given" if finished_job[0].job.givens[c] != "." else "search" for c in range(81)
+            ]
+
+
+# The longest naive search among tests/data's hardest sets that ends
+# within the step ceiling: 1,974,390 steps.
+HARDEST_NAIVE = puzzles("forum_hardest_1106")[12]
+
+
+@pytest.mark.parametrize("runs", [False, True])
+def test_the_drawing_recipe_replays_the_hardest_naive_search_keyframe_for_keyframe(stub, runs):
+    pacing = pb.Pacing(duration_ms=2_000, fps=60, runs=True) if runs else pb.Pacing(duration_ms=10_000, unpaced=True)
+    messages = list(stub.Solve(watched(HARDEST_NAIVE, **{f.name: v for f, v in pacing.ListFields()}),
+                               timeout=TIMEOUT))
+    assert any(m.next_frames for m in messages) == runs
+    frames = [f for m in messages for f in split(m)]
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    # Drawing applies each frame by the proto's recipe and raises when a
+    # keyframe differs from what it drew.
+    drawing = Drawing()
+    for message in messages:
+        drawing.apply(message)
+    keyframes = sum(1 for f in frames if f.board)
+    assert keyframes >= len(frames) // 30
+    assert frames[-1].counters.steps == 1_974_390
+    assert drawing.text == frames[-1].solution

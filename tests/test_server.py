@@ -14,7 +14,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sudoku import keys
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.frames_util import draw
+from client.frames import split
+from tests.frames_util import attached, draw
 from tests.puzzles import ENDLESS, WIKIPEDIA, WIKIPEDIA_SOLUTION, puzzles
 from worker import engine
 
@@ -117,7 +118,8 @@ def test_watch_after_a_dropped_connection_continues_without_gaps(service):
     rest = list(stub.Watch(pb.WatchRequest(job_id=job_id, after_seq=seen[-1].seq), timeout=TIMEOUT))
     everything = list(stub.Watch(pb.WatchRequest(job_id=job_id), timeout=TIMEOUT))
     channel.close()
-    assert seen + rest == everything
+    assert seen + rest[1:] == everything[:7] + everything[8:]
+    assert rest == attached(everything, seen[-1].seq)  # the first made one to draw from
     assert rest[-1].outcome == pb.SOLVED
     draw(seen + rest)
 
@@ -228,3 +230,89 @@ def test_health_and_reflection_are_served(service):
     names = {s.name for s in next(replies).list_services_response.service}
     channel.close()
     assert {"sudoku.v1.Sudoku", "grpc.health.v1.Health"} <= names
+
+
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize("pacing", [
+    pb.Pacing(duration_ms=INT64_MAX, fps=2**31 - 1, unpaced=True, runs=True),
+    pb.Pacing(steps_per_frame=INT64_MAX, fps=2**31 - 1, runs=True),
+    pb.Pacing(duration_ms=10**6, fps=120, runs=True),
+])
+def test_the_largest_first_frames_keep_the_size_promise(stub, pacing):
+    """Every clamp at once, entries on every free cell, the largest seed:
+    the first frame a stream sends is at most 1,024 bytes, every other frame
+    at most 512 (the proto's promise), for Solve and for a Watch whose first
+    frame is the last one."""
+    solution = reference_run(WIKIPEDIA).solution
+    entries = "".join("." if g != "." else s for g, s in zip(WIKIPEDIA.replace("0", "."), solution))
+    request = pb.SolveRequest(
+        board=WIKIPEDIA, entries=entries, strategy=pb.STRATEGY_MRV, tie_break=pb.TIE_BREAK_RANDOM, seed=2**64 - 1,
+        max_steps=INT64_MAX, time_limit_ms=INT64_MAX, view=pb.VIEW_SEARCH, pacing=pacing,
+        request_id="r" * 96 + uuid.uuid4().hex, cancel_on_disconnect=True,
+    )
+    messages = list(stub.Solve(request, timeout=TIMEOUT))
+    frames = [f for m in messages for f in split(m)]
+    assert len(frames[0].job.adjustments) >= 3
+    assert frames[0].ByteSize() <= 1024
+    assert max(f.ByteSize() for f in frames[1:]) <= 512
+    last_seq = frames[-1].seq
+    tail = list(stub.Watch(pb.WatchRequest(job_id=frames[0].job_id, after_seq=last_seq - 1, runs=True), timeout=TIMEOUT))
+    assert len(tail) == 1 and tail[0].job.adjustments == frames[0].job.adjustments and tail[0].outcome
+    assert tail[0].ByteSize() <= 1024
+
+
+def test_get_limits_tells_the_ceilings(stub, service):
+    limits = stub.GetLimits(pb.GetLimitsRequest(), timeout=TIMEOUT)
+    settings = service.settings
+    assert (limits.max_steps, limits.max_time_ms, limits.max_fps, limits.max_frames) == (
+        settings.max_steps, settings.max_time_ms, settings.max_fps, settings.max_frames)
+    assert limits.max_count_limit == 1_000_000 and limits.run_ms == settings.run_ms
+    assert limits.max_steps < 2**53
+
+
+def test_reflection_v1_describes_the_service_to_a_v1_client(service):
+    """grpcio-reflection's own client (a descriptor database, as tools
+    build on), made to speak only grpc.reflection.v1 as newer grpcurl and
+    Postman do: it lists the services, resolves a method, and the method
+    built from what it fetched is called."""
+    from types import SimpleNamespace
+
+    from google.protobuf import descriptor_pool, message_factory
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    channel = grpc.insecure_channel(service.address)
+    database = ProtoReflectionDescriptorDatabase(channel)
+    database._stub = SimpleNamespace(ServerReflectionInfo=channel.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,  # the same messages as v1's
+        response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+    ))
+    assert {"sudoku.v1.Sudoku", "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection"} <= set(database.get_services())
+    pool = descriptor_pool.DescriptorPool(database)
+    method = pool.FindServiceByName("sudoku.v1.Sudoku").methods_by_name["GetLimits"]
+    request_class = message_factory.GetMessageClass(method.input_type)
+    reply_class = message_factory.GetMessageClass(method.output_type)
+    call = channel.unary_unary("/sudoku.v1.Sudoku/GetLimits", request_serializer=request_class.SerializeToString,
+                               response_deserializer=reply_class.FromString)
+    assert call(request_class(), timeout=TIMEOUT).max_fps == service.settings.max_fps
+    assert pool.FindServiceByName("grpc.reflection.v1.ServerReflection").methods_by_name["ServerReflectionInfo"]
+    channel.close()
+
+
+def test_a_players_whole_grid_is_accepted_as_entries(stub):
+    """A game sends its grid as it is, givens included: a given's cell
+    holding its given is not an entry; another value there is the error."""
+    givens = WIKIPEDIA.replace("0", ".")
+    reply = stub.Hint(pb.HintRequest(givens=givens, entries=WIKIPEDIA_SOLUTION), timeout=TIMEOUT)
+    assert reply.kind == pb.HintReply.SOLVED
+    grid = WIKIPEDIA_SOLUTION[:2] + "." + WIKIPEDIA_SOLUTION[3:]  # r1c3 left for the search
+    first = solve(stub, givens, entries=grid)[0]
+    assert first.job.entries == "".join("." if g != "." or c == 2 else s
+                                        for c, (g, s) in enumerate(zip(givens, WIKIPEDIA_SOLUTION)))
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Hint(pb.HintRequest(givens=givens, entries="6" + WIKIPEDIA_SOLUTION[1:]), timeout=TIMEOUT)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "cell r1c1 holds the given 5, not 6" in err.value.details()

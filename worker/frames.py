@@ -22,17 +22,22 @@ MAX_LISTED_STEPS = 64
 FIRST_WORKER_SEQ = 2
 
 
-def boundaries(total: int, frames: int = 0, steps_per_frame: int = 0) -> list[int]:
+def boundaries(total: int, frames: int = 0, steps_per_frame: int = 0, max_frames: int = 0) -> list[int]:
     """The step count at the end of each frame.
 
     Either `frames` frames with the steps spread evenly (a search shorter
-    than that gets one step a frame), or frames of `steps_per_frame` steps.
+    than that gets one step a frame), or frames of `steps_per_frame` steps;
+    but never more than `max_frames` (when given) frames: a longer search
+    gets that many, with the steps spread evenly, so the frame ceiling never
+    cuts a search short.
     """
     if total <= 0:
         return []
     if steps_per_frame > 0:
-        ends = list(range(steps_per_frame, total, steps_per_frame))
-        return ends + [total]
+        if not max_frames or -(-total // steps_per_frame) <= max_frames:
+            ends = list(range(steps_per_frame, total, steps_per_frame))
+            return ends + [total]
+        frames = max_frames
     frames = max(1, min(frames, total))
     return [(j * total) // frames for j in range(1, frames + 1)]
 

@@ -14,8 +14,9 @@ protobuf's own printer would leave out; nothing else differs from
 
 Bad input raises ValueError with a message naming the field and the cell:
 ``"givens: cell r3c7: ..."`` (the engine's parse message behind the field
-name) or ``"entries: cell r1c2 holds a given (7); entries go on blank cells"``
-(`check_entries`; the service checks the same before queueing).
+name) or ``"entries: cell r1c2 holds the given 7, not 3"`` (`check_entries`;
+the service checks the same before queueing). A player's whole grid may be
+sent as the entries: a given's cell holding its own given is not an entry.
 
 The reply, checked in this order
 --------------------------------
@@ -78,7 +79,7 @@ def hint(givens: str, entries: str = "", include_candidates: bool = False) -> di
     """The HintReply, in protobuf JSON form, for a player's board (see the module docstring)."""
     given_cells = _parse("givens", givens)
     entry_cells = _parse("entries", entries) if entries.strip() else bytes(81)
-    check_entries(given_cells, entry_cells)
+    entry_cells = check_entries(given_cells, entry_cells)
     board = given_cells
     if any(entry_cells):
         board = bytes(g or e for g, e in zip(given_cells, entry_cells))
@@ -92,14 +93,15 @@ def hint(givens: str, entries: str = "", include_candidates: bool = False) -> di
     return reply
 
 
-def check_entries(given_cells: bytes, entry_cells: bytes) -> None:
-    """Raise ValueError naming the first cell, in reading order, holding a given and an entry."""
+def check_entries(given_cells: bytes, entry_cells: bytes) -> bytes:
+    """The entries without the givens' cells: a game's whole grid (givens
+    included) is accepted where each given's cell holds its given. Raise
+    ValueError naming the first cell, in reading order, holding another value."""
     for cell, (g, e) in enumerate(zip(given_cells, entry_cells)):
-        if g and e:
+        if g and e and g != e:
             # Worded as service/validate.py words it, so a client sees one message either way.
-            raise ValueError(
-                f"entries: cell {cell_name(cell)} holds a given ({g}); entries go on blank cells"
-            )
+            raise ValueError(f"entries: cell {cell_name(cell)} holds the given {g}, not {e}")
+    return bytes(0 if g else e for g, e in zip(given_cells, entry_cells))
 
 
 def candidates(cells: bytes) -> list[int]:

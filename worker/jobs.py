@@ -161,7 +161,7 @@ class SolveRun:
         """Replays the measured search, one frame per boundary; returns the
         stepper at its end and the outcome (cancelled if asked midway)."""
         spec = self.spec
-        ends = boundaries(total, spec.duration_ms * spec.fps // 1000, spec.steps_per_frame)
+        ends = boundaries(total, spec.duration_ms * spec.fps // 1000, spec.steps_per_frame, spec.max_frames)
         stepper = self._new_stepper()
         if not ends:
             now = Snapshot.of(stepper)

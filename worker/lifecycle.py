@@ -135,6 +135,11 @@ class HeldScript:
         self.sha = hashlib.sha1(source.encode()).hexdigest()
         self._connection = None
 
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.disconnect()
+            self._connection = None
+
     def __call__(self, keys: list, args: list):
         command = ("EVALSHA", self.sha, len(keys), *keys, *args)
         reloaded = reconnected = False
@@ -359,6 +364,12 @@ class LeanWorker(SimpleWorker):
         if has_dependents:
             self._enqueue_dependents_safely(queue, job)
         release_slot(job)
+
+    def register_death(self):
+        super().register_death()
+        # The scripts' connections are the worker's own, outside its pool.
+        self._start.close()
+        self._finish.close()
 
     def owns(self, job: Job) -> bool:
         """Whether the job is still this worker's to finish (worker/attempt.py)."""

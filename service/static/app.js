@@ -474,14 +474,13 @@ class Watcher {
     return this.follow(api.solve(request, this.call()));
   }
 
-  /** Stop is Cancel: the job stops, and so does the drawing. */
+  /** Stop ends the stream: the drawing stops where it is (a player's
+   * pause; the job goes on, so Resume can continue it). Cancel would end
+   * the job's playback for good: a Watch after it stops at the same point. */
   async stop() {
     this.controller?.abort();
     this.controller = null;
-    if (this.jobId && !this.done) {
-      this.setState("stopped");
-      await api.cancel({ jobId: this.jobId });
-    }
+    if (this.jobId && !this.done) this.setState("stopped");
   }
 
   /** Resume is Watch from the last frame drawn. */

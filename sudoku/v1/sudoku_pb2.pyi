@@ -76,26 +76,30 @@ class SolveRequest(_message.Message):
     def __init__(self, board: _Optional[str] = ..., entries: _Optional[str] = ..., strategy: _Optional[_Union[Strategy, str]] = ..., tie_break: _Optional[_Union[TieBreak, str]] = ..., seed: _Optional[int] = ..., max_steps: _Optional[int] = ..., time_limit_ms: _Optional[int] = ..., request_id: _Optional[str] = ..., view: _Optional[_Union[View, str]] = ..., pacing: _Optional[_Union[Pacing, _Mapping]] = ..., cancel_on_disconnect: _Optional[bool] = ...) -> None: ...
 
 class Pacing(_message.Message):
-    __slots__ = ("duration_ms", "fps", "steps_per_frame", "unpaced")
+    __slots__ = ("duration_ms", "fps", "steps_per_frame", "unpaced", "runs")
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     FPS_FIELD_NUMBER: _ClassVar[int]
     STEPS_PER_FRAME_FIELD_NUMBER: _ClassVar[int]
     UNPACED_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
     duration_ms: int
     fps: int
     steps_per_frame: int
     unpaced: bool
-    def __init__(self, duration_ms: _Optional[int] = ..., fps: _Optional[int] = ..., steps_per_frame: _Optional[int] = ..., unpaced: _Optional[bool] = ...) -> None: ...
+    runs: bool
+    def __init__(self, duration_ms: _Optional[int] = ..., fps: _Optional[int] = ..., steps_per_frame: _Optional[int] = ..., unpaced: _Optional[bool] = ..., runs: _Optional[bool] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("job_id", "after_seq", "unpaced")
+    __slots__ = ("job_id", "after_seq", "unpaced", "runs")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
     UNPACED_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     after_seq: int
     unpaced: bool
-    def __init__(self, job_id: _Optional[str] = ..., after_seq: _Optional[int] = ..., unpaced: _Optional[bool] = ...) -> None: ...
+    runs: bool
+    def __init__(self, job_id: _Optional[str] = ..., after_seq: _Optional[int] = ..., unpaced: _Optional[bool] = ..., runs: _Optional[bool] = ...) -> None: ...
 
 class CancelRequest(_message.Message):
     __slots__ = ("job_id",)
@@ -145,8 +149,46 @@ class JobInfo(_message.Message):
     adjustments: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, givens: _Optional[str] = ..., entries: _Optional[str] = ..., strategy: _Optional[_Union[Strategy, str]] = ..., tie_break: _Optional[_Union[TieBreak, str]] = ..., seed: _Optional[int] = ..., max_steps: _Optional[int] = ..., time_limit_ms: _Optional[int] = ..., view: _Optional[_Union[View, str]] = ..., pacing: _Optional[_Union[Pacing, _Mapping]] = ..., adjustments: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class GetLimitsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Limits(_message.Message):
+    __slots__ = ("max_steps", "max_time_ms", "max_duration_ms", "max_fps", "max_frames", "default_duration_ms", "default_fps", "keyframe_every", "run_ms", "max_count_limit", "max_chunk", "max_batch", "stream_ttl_s", "stream_idle_ms", "max_message_bytes")
+    MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_FPS_FIELD_NUMBER: _ClassVar[int]
+    MAX_FRAMES_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_FPS_FIELD_NUMBER: _ClassVar[int]
+    KEYFRAME_EVERY_FIELD_NUMBER: _ClassVar[int]
+    RUN_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_COUNT_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    MAX_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    MAX_BATCH_FIELD_NUMBER: _ClassVar[int]
+    STREAM_TTL_S_FIELD_NUMBER: _ClassVar[int]
+    STREAM_IDLE_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    max_steps: int
+    max_time_ms: int
+    max_duration_ms: int
+    max_fps: int
+    max_frames: int
+    default_duration_ms: int
+    default_fps: int
+    keyframe_every: int
+    run_ms: int
+    max_count_limit: int
+    max_chunk: int
+    max_batch: int
+    stream_ttl_s: int
+    stream_idle_ms: int
+    max_message_bytes: int
+    def __init__(self, max_steps: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., max_fps: _Optional[int] = ..., max_frames: _Optional[int] = ..., default_duration_ms: _Optional[int] = ..., default_fps: _Optional[int] = ..., keyframe_every: _Optional[int] = ..., run_ms: _Optional[int] = ..., max_count_limit: _Optional[int] = ..., max_chunk: _Optional[int] = ..., max_batch: _Optional[int] = ..., stream_ttl_s: _Optional[int] = ..., stream_idle_ms: _Optional[int] = ..., max_message_bytes: _Optional[int] = ...) -> None: ...
+
 class Frame(_message.Message):
-    __slots__ = ("seq", "job_id", "first_step", "last_step", "steps", "changes", "cursor", "counters", "board", "job", "total_steps", "outcome", "solution", "conflicts")
+    __slots__ = ("seq", "job_id", "first_step", "last_step", "steps", "changes", "cursor", "counters", "board", "job", "total_steps", "outcome", "solution", "conflicts", "next_frames")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     FIRST_STEP_FIELD_NUMBER: _ClassVar[int]
@@ -161,6 +203,7 @@ class Frame(_message.Message):
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     SOLUTION_FIELD_NUMBER: _ClassVar[int]
     CONFLICTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FRAMES_FIELD_NUMBER: _ClassVar[int]
     seq: int
     job_id: str
     first_step: int
@@ -175,7 +218,8 @@ class Frame(_message.Message):
     outcome: Outcome
     solution: str
     conflicts: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, seq: _Optional[int] = ..., job_id: _Optional[str] = ..., first_step: _Optional[int] = ..., last_step: _Optional[int] = ..., steps: _Optional[bytes] = ..., changes: _Optional[bytes] = ..., cursor: _Optional[int] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., board: _Optional[str] = ..., job: _Optional[_Union[JobInfo, _Mapping]] = ..., total_steps: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., solution: _Optional[str] = ..., conflicts: _Optional[_Iterable[int]] = ...) -> None: ...
+    next_frames: _containers.RepeatedCompositeFieldContainer[Frame]
+    def __init__(self, seq: _Optional[int] = ..., job_id: _Optional[str] = ..., first_step: _Optional[int] = ..., last_step: _Optional[int] = ..., steps: _Optional[bytes] = ..., changes: _Optional[bytes] = ..., cursor: _Optional[int] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., board: _Optional[str] = ..., job: _Optional[_Union[JobInfo, _Mapping]] = ..., total_steps: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., solution: _Optional[str] = ..., conflicts: _Optional[_Iterable[int]] = ..., next_frames: _Optional[_Iterable[_Union[Frame, _Mapping]]] = ...) -> None: ...
 
 class HintRequest(_message.Message):
     __slots__ = ("givens", "entries", "include_candidates")

@@ -49,6 +49,11 @@ class SudokuStub:
                 request_serializer=sudoku_dot_v1_dot_sudoku__pb2.CancelRequest.SerializeToString,
                 response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CancelReply.FromString,
                 _registered_method=True)
+        self.GetLimits = channel.unary_unary(
+                '/sudoku.v1.Sudoku/GetLimits',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.GetLimitsRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.Limits.FromString,
+                _registered_method=True)
         self.Hint = channel.unary_unary(
                 '/sudoku.v1.Sudoku/Hint',
                 request_serializer=sudoku_dot_v1_dot_sudoku__pb2.HintRequest.SerializeToString,
@@ -86,15 +91,36 @@ class SudokuServicer:
 
     def Watch(self, request, context):
         """Re-attaches to a running or recently finished solve and streams the
-        frames after `after_seq`: nothing missed, nothing repeated.
+        frames after `after_seq`: nothing missed, nothing repeated. The first
+        frame is complete enough to draw from (see WatchRequest.after_seq).
+
+        A player's buttons map onto Watch: stop (pause) is ending the call (the
+        job goes on), resume is Watch(job_id, the last seq drawn), reset (play
+        again from the start) is Watch(job_id, 0). Cancel ends the job and its
+        playback for good, for every watcher: a Watch after it, resume or reset,
+        plays up to the point where it stopped and ends CANCELLED there.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Cancel(self, request, context):
-        """Asks the worker to stop the job at its next slice (within milliseconds).
-        The job's stream ends with outcome CANCELLED.
+        """Stops a solve and every playback of it. A search still running stops
+        at its next slice (within milliseconds). Every open stream of the job,
+        on any instance, ends within one frame interval (and 200 ms) with a last
+        frame whose outcome is CANCELLED, drawn where that stream was: its
+        board is the board after the last frame that stream sent (a keyframe),
+        its counters those of that frame, and its seq the next one. The furthest
+        point any stream had reached is remembered: a later Watch plays up to
+        it and ends the same way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLimits(self, request, context):
+        """The server's ceilings and defaults, so a client can ask for what will be
+        granted instead of reading job.adjustments afterwards.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -152,6 +178,11 @@ def add_SudokuServicer_to_server(servicer, server):
                     servicer.Cancel,
                     request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.CancelRequest.FromString,
                     response_serializer=sudoku_dot_v1_dot_sudoku__pb2.CancelReply.SerializeToString,
+            ),
+            'GetLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLimits,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GetLimitsRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.Limits.SerializeToString,
             ),
             'Hint': grpc.unary_unary_rpc_method_handler(
                     servicer.Hint,
@@ -255,6 +286,33 @@ class Sudoku:
             '/sudoku.v1.Sudoku/Cancel',
             sudoku_dot_v1_dot_sudoku__pb2.CancelRequest.SerializeToString,
             sudoku_dot_v1_dot_sudoku__pb2.CancelReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sudoku.v1.Sudoku/GetLimits',
+            sudoku_dot_v1_dot_sudoku__pb2.GetLimitsRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.Limits.FromString,
             options,
             channel_credentials,
             insecure,
