@@ -1,7 +1,8 @@
 """Figures for worker.engine, each against a baseline measured in the same run.
 
-    python bench/engine.py [--only stepper,fastpath,memory] [--puzzles DIR]
+    python bench/engine.py [--only stepper,fastpath,memory,sets] [--puzzles DIR]
                            [--repeat 5] [--sample 20] [--max-puzzles N]
+                           [--against RUN_BENCHMARK] [--seconds 2]
 
 stepper   C steps per second with events on (run() in 64K-step slices, as a
           worker does), per strategy, against the Python reference
@@ -13,6 +14,18 @@ fastpath  solve() and count(limit=2) on every *.txt set in DIR (default
           Norvig-style solver (bench/norvig.py) on the first `sample` puzzles
           of each set, with the C time on that same sample for the ratio.
 memory    bytes per live Stepper (tracemalloc and RSS growth over 10,000).
+sets      the fast path on the first 5,000 puzzles (--max-puzzles) of 17-clue,
+          magictour top1465 and forum hardest 1905 11+ in DIR, first solution
+          and count to 2, each timed the way tdoku's run_benchmark times
+          itself: one C call (count_many) per pass over the puzzles, passes
+          for `seconds` of wall time after a warm-up pass (CPU time by
+          default, see --clock; tdoku's own wall-time figure is then scaled
+          by its CPU time over its elapsed time). With --against
+          PATH (tdoku's run_benchmark, built by hand: it is no dependency)
+          tdoku runs on the same puzzles (a file of them, `-r0` so they are
+          not permuted, `-n` so none is added), its runs interleaved with
+          ours so that the machine's drift hits both, and the table gives
+          ours / tdoku. --against alone runs only this part.
 
 Every figure is the median of `repeat` runs. Times are this process's CPU
 time by default (--clock cpu), because the machine is shared and wall time
@@ -26,7 +39,10 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -39,7 +55,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import norvig  # noqa: E402  (bench/, not part of the package)
 
 from worker import reference  # noqa: E402
-from worker.engine import Stepper, count, solve  # noqa: E402
+from worker.engine import Stepper, count, count_many, solve  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 STRATEGIES: list[tuple[str, dict[str, Any]]] = [
@@ -158,6 +174,87 @@ def bench_fastpath(folder: Path, repeat: int, sample: int, most: int | None) -> 
            "norvig solve ms", "ratio", "norvig count2 ms", "ratio"], rows)
 
 
+# ---- the reference sets, side by side with tdoku ----
+
+SETS = ["17_clue", "magictour_top1465", "forum_hardest_1905_11plus"]
+SIDE_BY_SIDE = 5_000  # puzzles of each set unless --max-puzzles
+
+
+def ours_us(joined: str, n: int, limit: int, seconds: float) -> float:
+    """µs a puzzle over whole passes for `seconds` of wall time, as tdoku does
+    (timed with `clock`)."""
+    count_many(joined, limit, None, limit == 1)  # warm-up pass
+    passes = 0
+    start = end = time.perf_counter()
+    began = clock()
+    while end - start < seconds:
+        found, _, _ = count_many(joined, limit, None, limit == 1)
+        passes += 1
+        end = time.perf_counter()
+    assert min(found) >= 1, "a set holds a puzzle without a solution"
+    return (clock() - began) / (passes * n) * 1e6
+
+
+def tdoku_us(binary: Path, path: Path, n: int, first: bool, seconds: float) -> float:
+    """tdoku's own figure (wall time); with the CPU clock, scaled by the share
+    of its run it had a core for (its CPU time over its elapsed time), which
+    takes out the time it waited on a shared machine."""
+    command = [str(binary), f"-t{max(1, round(seconds))}", "-w1", "-e1", "-v0", "-c1", "-r0",
+               f"-n{n}", "-s", "tdoku", *(["-f"] if first else []), str(path)]
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rows = [line.split(",") for line in out.splitlines() if line.count(",") >= 6]
+    if not rows:
+        raise SystemExit(f"no CSV line from {' '.join(command)}:\n{out}")
+    share = 1.0
+    if clock is time.process_time:
+        share = min(1.0, (after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) / elapsed)
+    return float(rows[-1][6]) * share
+
+
+def bench_sets(folder: Path, repeat: int, most: int | None, against: Path | None,
+               seconds: float) -> None:
+    most = most or SIDE_BY_SIDE
+    runs: dict[tuple[str, str], list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        chosen = []
+        for name in SETS:
+            path = folder / f"{name}.txt"
+            if not path.exists():
+                print(f"\nsets: {path} is missing, skipped")
+                continue
+            puzzles = read(path, most)
+            copy = Path(tmp) / path.name
+            copy.write_text("".join(p + "\n" for p in puzzles))
+            chosen.append((name, "".join(puzzles), len(puzzles), copy))
+        for _ in range(repeat):
+            for name, joined, n, copy in chosen:
+                for limit, key in ((1, "solve"), (2, "count2")):
+                    runs.setdefault((name, key), []).append(ours_us(joined, n, limit, seconds))
+                    if against:
+                        runs.setdefault((name, "tdoku " + key), []).append(
+                            tdoku_us(against, copy, n, limit == 1, seconds))
+    rows = []
+    for name, _, n, _ in chosen:
+        med = {key: statistics.median(runs[(name, key)]) for key in
+               ("solve", "count2", *(("tdoku solve", "tdoku count2") if against else ()))}
+        row = [name, f"{n:,}", f"{med['solve']:.2f} / {med['count2']:.2f}"]
+        if against:
+            row += [f"{med['tdoku solve']:.2f} / {med['tdoku count2']:.2f}",
+                    f"{med['solve'] / med['tdoku solve']:.2f} / "
+                    f"{med['count2'] / med['tdoku count2']:.2f}"]
+        rows.append(row)
+    header = ["set", "puzzles", "ours solve / count2 µs"]
+    if against:
+        header += ["tdoku -f / default µs", "ratio"]
+    table(f"Fast path on the reference sets, one thread, {'CPU' if clock is time.process_time else 'wall'} "
+          f"time, {seconds:g} s of passes a figure, median of {repeat}" + (f", interleaved with {against}" if against else ""),
+          header, rows)
+
+
 # ---- memory ----
 
 
@@ -166,8 +263,6 @@ def rss_bytes() -> int:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
     except OSError:
         return 0
-    import resource
-
     return pages * resource.getpagesize()
 
 
@@ -196,8 +291,9 @@ def bench_memory(live: int = 10_000) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", default="stepper,fastpath,memory",
-                        help="comma-separated parts: stepper, fastpath, memory")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated parts: stepper, fastpath, memory, sets "
+                             "(default: all; only sets with --against)")
     parser.add_argument("--puzzles", type=Path, default=DATA, help="folder of *.txt puzzle sets")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20,
@@ -205,12 +301,19 @@ def main() -> None:
     parser.add_argument("--max-puzzles", type=int, default=None,
                         help="use at most this many puzzles of each set")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    parser.add_argument("--against", type=Path, default=None, metavar="RUN_BENCHMARK",
+                        help="tdoku's run_benchmark binary, to run side by side in `sets`")
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="sets: wall time of passes per figure (tdoku's -t)")
     args = parser.parse_args()
     global clock
     clock = CLOCKS[args.clock]
     print(f"clock: {args.clock} time; python {sys.version.split()[0]}")
-    parts = set(args.only.split(","))
-    unknown = parts - {"stepper", "fastpath", "memory"}
+    if args.against and not args.against.is_file():
+        parser.error(f"--against: {args.against} is not a file (tdoku's build/run_benchmark)")
+    only = args.only or ("sets" if args.against else "stepper,fastpath,memory,sets")
+    parts = set(only.split(","))
+    unknown = parts - {"stepper", "fastpath", "memory", "sets"}
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     if "stepper" in parts:
@@ -219,6 +322,8 @@ def main() -> None:
         bench_fastpath(args.puzzles, args.repeat, args.sample, args.max_puzzles)
     if "memory" in parts:
         bench_memory()
+    if "sets" in parts:
+        bench_sets(args.puzzles, args.repeat, args.max_puzzles, args.against, args.seconds)
 
 
 if __name__ == "__main__":

@@ -283,7 +283,9 @@ def test_two_solutions_and_no_solution_keeps_every_entry():
         (c, v) for c in blanks(with_kept) if c > kept[-1] for v in range(1, 10)
         if masks[c] >> (v - 1) & 1 and engine.count(place(with_kept, c, v))[0] == 0
     )
-    later = next(c for c in blanks(with_kept) if c > cell)
+    # A later entry from the first solution, of another value so that it breaks no rule with the
+    # wrong one (which solution comes first is the engine's choice).
+    later = next(c for c in blanks(with_kept) if c > cell and int(first[c]) != value)
     entries = place(entries_from(first, kept + [later]), cell, value)
     reply = hint(puzzle, entries)
     should_be = int(engine.solve(with_kept)[cell])

@@ -11,6 +11,7 @@ import pytest
 from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
+from service import many as many_module
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -317,3 +318,13 @@ def test_a_cancelled_call_stops_its_jobs_within_a_second(custom_service, redis, 
         time.sleep(0.02)
     channel.close()
     assert not set(redis.scan_iter(keys.boards("*"))) - earlier
+
+
+@pytest.mark.parametrize("counts", [[], [0, 1, 2, 127], [1, 0] * 150, [1, 128, 2], [300, 1], [2**40]])
+def test_a_replys_lists_are_the_same_whether_they_go_in_as_bytes_or_numbers(counts):
+    complete = [i % 2 == 0 for i in range(len(counts))]
+    verdicts = [i % 5 for i in range(len(counts))]
+    solutions = ["1" * 81 if i % 3 else "" for i in range(len(counts))]
+    reply = many_module._lists(counts, complete, verdicts, solutions)
+    assert reply == pb.CountManyReply(counts=counts, complete=complete, verdicts=verdicts, solutions=solutions)
+    assert (list(reply.counts), list(reply.complete), list(reply.verdicts)) == (counts, complete, verdicts)

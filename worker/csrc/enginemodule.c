@@ -690,6 +690,18 @@ static uint8_t *read_packed(PyObject *boards, Py_ssize_t *count)
     return cells;
 }
 
+/* Whether any of 81 one-byte cells is not '1'-'9', '.' or '0'. Branch-free,
+   so the compiler can use vector compares: generators send many boards. */
+static int any_bad_byte(const unsigned char *cells)
+{
+    unsigned char wrong = 0;
+    for (int i = 0; i < 81; i++) {
+        unsigned char ch = cells[i];
+        wrong |= (unsigned char)((unsigned char)(ch - '0') > 9) & (unsigned char)(ch != '.');
+    }
+    return wrong != 0;
+}
+
 PyDoc_STRVAR(count_many_doc,
 "count_many(boards, limit=2, max_steps=None, solutions=False)\n"
 "    -> tuple[list[int], bytes, str | None]\n--\n\n"
@@ -716,13 +728,36 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
     if ((limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
         as_cap(cap_obj, "max_steps", 1, &cap) < 0)
         return NULL;
-    Py_ssize_t n;
-    uint8_t *cells = read_packed(boards, &n);
-    if (cells == NULL)
+    /* bytes as they come from Redis, or a str */
+    Py_ssize_t length;
+    int kind;
+    const void *data;
+    if (PyBytes_Check(boards)) {
+        length = PyBytes_GET_SIZE(boards);
+        kind = PyUnicode_1BYTE_KIND;
+        data = PyBytes_AS_STRING(boards);
+    } else if (PyUnicode_Check(boards)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(boards) < 0)
+            return NULL;
+#endif
+        length = PyUnicode_GET_LENGTH(boards);
+        kind = PyUnicode_KIND(boards);
+        data = PyUnicode_DATA(boards);
+    } else {
+        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
+                     Py_TYPE(boards)->tp_name);
         return NULL;
+    }
+    if (length % 81 != 0) {
+        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
+                     "whole number of 81-cell boards", length);
+        return NULL;
+    }
+    Py_ssize_t n = length / 81;
     uint64_t *found = PyMem_Malloc(n ? (size_t)n * sizeof *found : 1);
     PyObject *complete = PyBytes_FromStringAndSize(NULL, n);
-    PyObject *first = want_solutions ? PyUnicode_New(n * 81, 127) : NULL;
+    PyObject *first = want_solutions ? PyUnicode_New(length, 127) : NULL;
     PyObject *counts = NULL, *result = NULL;
     if (found == NULL) {
         PyErr_NoMemory();
@@ -730,13 +765,29 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
     }
     if (complete == NULL || (want_solutions && first == NULL))
         goto done;
+    /* Checked first, with the GIL, for the error; each board is read again
+       into 81 bytes as it is counted, so no copy of them all is made. */
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (kind == PyUnicode_1BYTE_KIND && i % 81 == 0 &&
+            !any_bad_byte((const unsigned char *)data + i)) {
+            i += 80; /* a clean board */
+            continue;
+        }
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (cell_value(ch) < 0) {
+            bad_cell(i / 81, i % 81, ch);
+            goto done;
+        }
+    }
     char *done_flags = PyBytes_AS_STRING(complete);
     Py_UCS1 *text = want_solutions ? PyUnicode_1BYTE_DATA(first) : NULL;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t b = 0; b < n; b++) {
+        uint8_t cells[81];
+        for (int c = 0; c < 81; c++)
+            cells[c] = (uint8_t)cell_value(PyUnicode_READ(kind, data, b * 81 + c));
         uint8_t *solution = text ? (uint8_t *)text + b * 81 : NULL;
-        fp_count_result r = fp_count(cells + b * 81, limit,
-                                     cap == STEPPER_NO_CAP ? 0 : cap, solution);
+        fp_count_result r = fp_count(cells, limit, cap == STEPPER_NO_CAP ? 0 : cap, solution);
         found[b] = r.solutions;
         done_flags[b] = (char)(r.complete != 0);
         if (solution != NULL)
@@ -755,7 +806,6 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
     }
     result = PyTuple_Pack(3, counts, complete, first ? first : Py_None);
 done:
-    PyMem_Free(cells);
     PyMem_Free(found);
     Py_XDECREF(counts);
     Py_XDECREF(complete);
@@ -833,10 +883,7 @@ static PyObject *engine_bad_boards(PyObject *module, PyObject *packed)
     if (bad == NULL)
         return NULL;
     for (Py_ssize_t b = 0; b < length / 81; b++) {
-        int clean = 1;
-        for (int i = 0; i < 81; i++)
-            clean &= cell_value(cells[b * 81 + i]) >= 0;
-        if (clean)
+        if (!any_bad_byte(cells + b * 81))
             continue;
         PyObject *position = PyLong_FromSsize_t(b);
         if (position == NULL || PyList_Append(bad, position) < 0) {

@@ -2,34 +2,40 @@
  * fastpath.c: the unwatched solver and counter (contract in fastpath.h).
  *
  * Algorithm. The grid is split into three bands of three rows. For each
- * digit and band a 27-bit mask holds the cells of that band where the digit
+ * band and digit a 27-bit mask holds the cells of that band where the digit
  * may still go (bit 9*row + column, row within the band); a placed digit
  * keeps its own bit. All candidates fit in 27 such words, so a search state
  * is 128 bytes and is copied by value when the search guesses: no undo
  * log, no allocation, a fixed stack of at most 82 states.
  *
- * Propagation, cheapest deductions first, until nothing changes:
- *  - Band update (one digit, one band). In a band a digit fills one cell in
- *    each of the 3 rows and each of the 3 boxes, so the (row, box) pairs it
- *    uses form a permutation. A table keeps only the row/box segments that
- *    belong to some permutation allowed by the non-empty segments: this is
- *    locked candidates (pointing and claiming) within the band, and an empty
- *    result is a contradiction. A row left with one cell is a hidden single
- *    (a box left with one cell shows up as one too, by the same rule).
- *  - Stack update (one digit, all bands): the same permutation rule between
- *    the bands and the three columns of each stack (locked candidates along
- *    columns), then hidden singles in columns.
+ * A segment is the three cells where a row (or a column) crosses a box. In
+ * a band a digit fills one cell in each of the 3 rows and each of the 3
+ * boxes, so the segments it uses pair rows with boxes one to one: one of 6
+ * permutations. Propagation, cheapest deductions first, until nothing
+ * changes:
+ *  - Band update (one band, one digit): keep the segments that belong to
+ *    some permutation still open (locked candidates, pointing and claiming,
+ *    within the band); none left is a contradiction. A row left with one
+ *    cell is a hidden single (a box left with one cell shows up as one too).
+ *  - Stack update (one digit, all bands): the same rule between the bands
+ *    and the three columns of each stack, then hidden singles in columns.
  *  - Naked singles: bit-parallel counting over the 9 digits finds the cells
  *    with no candidate (contradiction) or one (placed).
- *  Placing a digit clears, without branches, its row, box and column in its
- *  band, its column in the other two bands, and the cell from the other
- *  digits; every word that changed is queued for the updates above.
- * When propagation stalls the search guesses on a cell with two candidates
- * (the one with the most such peers) or else the fewest: a copy of the state
- * takes the lowest digit, the state itself has that digit removed and
- * resumes after the copy's subtree is done. Each such copy is one guess, the
- * unit of max_guesses; the other branch is not counted (it is forced once
- * the copy failed).
+ *  - Triads: a segment holds exactly three values, so where three must go
+ *    (every permutation left to them uses the segment), no other may.
+ *  Placing a digit clears its row, box and column in its band, its column
+ *  in the other two bands, and the cell from the other digits; every word
+ *  that changed is queued for the updates above.
+ * When propagation stalls the search guesses. It takes the band or stack
+ * whose digits have the fewest segments left in total (the fewer segments,
+ * the fewer permutations), and in it the digit with the fewest (more than
+ * one permutation's three): a copy of the state puts the digit in one
+ * segment of its first permutation, the state itself keeps it out of that
+ * segment and resumes after the copy's subtree is done. Each such copy is
+ * one guess, the unit of max_guesses; the other branch is not counted.
+ * (Guessing on bands and segments rather than on cells took the guesses a
+ * puzzle of forum_hardest_1905_11plus, first solution, from 53 to 44, and
+ * the triads to 35.)
  *
  * Counting: with k digits absent from the givens, any solution gives k! by
  * permuting those digits, so when k! >= limit one solution settles the count.
@@ -59,8 +65,11 @@ static const uint8_t ROW_SEGMENTS[512] = {T512(SEGS, 0)};
  * A band's "shape" is 9 bits, bit 3*row + box set when the digit still has a
  * cell in that row and box. The six permutations of rows onto boxes, as
  * shapes; a segment survives when some permutation inside the shape uses it.
+ * The same 3x3 pattern serves a stack, with bands for rows and columns for
+ * boxes.
  */
-#define KEEP(s, p) ((((s) & (p)) == (p)) ? (p) : 0)
+#define FITS(s, p) (((s) & (p)) == (p))
+#define KEEP(s, p) (FITS(s, p) ? (p) : 0)
 #define MATCHED(s) (KEEP(s, 0x111) | KEEP(s, 0x0A1) | KEEP(s, 0x10A) | \
                     KEEP(s, 0x062) | KEEP(s, 0x08C) | KEEP(s, 0x054))
 /* Spread a shape to the 27-bit band mask: shape bit i covers bits 3i..3i+2. */
@@ -71,6 +80,20 @@ static const uint8_t ROW_SEGMENTS[512] = {T512(SEGS, 0)};
 #define LOCKED(s) SPREAD(MATCHED(s))
 
 static const uint32_t LOCKED_MASK[512] = {T512(LOCKED, 0)};
+
+/* The segments every permutation inside a shape uses (0x1FF when none fits;
+   a shape with a guess to make has two or more). */
+#define AND_IF(s, p) (FITS(s, p) ? (p) : 0x1FF)
+#define FORCED(s) (AND_IF(s, 0x111) & AND_IF(s, 0x0A1) & AND_IF(s, 0x10A) & \
+                   AND_IF(s, 0x062) & AND_IF(s, 0x08C) & AND_IF(s, 0x054))
+
+/* The segments of the first permutation inside a shape that not every
+   permutation uses: where a guess splits the permutations. */
+#define FIRST(s) (FITS(s, 0x111) ? 0x111 : FITS(s, 0x0A1) ? 0x0A1 : \
+                  FITS(s, 0x10A) ? 0x10A : FITS(s, 0x062) ? 0x062 : \
+                  FITS(s, 0x08C) ? 0x08C : FITS(s, 0x054) ? 0x054 : 0)
+#define SPLIT(s) (FIRST(s) & ~FORCED(s))
+static const uint16_t SPLIT_SEGMENTS[512] = {T512(SPLIT, 0)};
 
 /*
  * The same permutation rule across a stack: per digit, a word holds for
@@ -90,16 +113,17 @@ static const uint32_t STACK_KEEP[512] = {T512(STACK_MATCHED, 0)};
 #define BAND_ROW 0x1FFu       /* row 0 of a band */
 #define BAND_COL 0x40201u     /* column 0 of a band, all three rows */
 #define BAND_BOX 0x1C0E07u    /* box 0 of a band */
-#define MAX_DEPTH 82          /* each guess places a cell: at most 81 */
+#define ALL_CELLS 0x7FFFFFFu  /* a whole band */
+#define MAX_DEPTH 82          /* each guess decides something: at most 81 */
 
 /* ---- The search state ---- */
 
 typedef struct {
-    uint32_t cand[27];    /* [3*digit + band]: cells open to that digit;
+    uint32_t cand[27];    /* [9*band + digit]: cells open to that digit;
                              a placed digit keeps its own cell */
     uint32_t unsolved[3]; /* per band: cells not yet placed */
-    uint32_t band_dirty;  /* bit 3*digit + band: word changed, band update due */
-    uint32_t stack_dirty; /* same bits: the digit's stack update is due */
+    uint32_t band_dirty;  /* bit 9*band + digit: word changed, band update due */
+    uint32_t stack_dirty; /* bit digit: the digit's stack update is due */
 } grid_t;
 
 static uint32_t shape_of(uint32_t band)
@@ -113,20 +137,6 @@ static uint32_t shape_of(uint32_t band)
 static uint32_t columns_of(uint32_t band)
 {
     return (band | band >> 9 | band >> 18) & BAND_ROW;
-}
-
-/* Columns where a band word has two or more cells. */
-static uint32_t crowded_columns(uint32_t band)
-{
-    uint32_t r0 = band & BAND_ROW, r1 = (band >> 9) & BAND_ROW, r2 = band >> 18;
-    return (r0 & r1) | (r0 & r2) | (r1 & r2);
-}
-
-/* Row `row` of a band word if it holds exactly one cell, else 0. */
-static uint32_t lone_cell(uint32_t band, int row)
-{
-    uint32_t r = (band >> (9 * row)) & BAND_ROW;
-    return (r & (0u - (uint32_t)((r & (r - 1)) == 0))) << (9 * row);
 }
 
 /* The whole rows of a band that hold any of `cells`. */
@@ -144,10 +154,18 @@ static uint32_t boxes_of(uint32_t cells)
     return (((cols | cols >> 1 | cols >> 2) & 0x49u) * 7u) * BAND_COL;
 }
 
-static inline void mark_dirty(grid_t *g, uint32_t words)
+/* The 9-bit block of stack s in a word of band-by-column bits. */
+static uint32_t stack_block(uint32_t cols, int s)
 {
-    g->band_dirty |= words;
-    g->stack_dirty |= words;
+    uint32_t x = (cols >> (3 * s)) & BAND_BOX;
+    return (x | x >> 6 | x >> 12) & 0x1FFu;
+}
+
+/* Per digit, the columns open to it in each band: bit 9*band + column. */
+static uint32_t band_columns(const grid_t *g, int d)
+{
+    return columns_of(g->cand[d]) | columns_of(g->cand[9 + d]) << 9 |
+           columns_of(g->cand[18 + d]) << 18;
 }
 
 /* Clears `mask` from word i; returns word i's dirty bit if that changed it. */
@@ -158,6 +176,25 @@ static inline uint32_t clear_bits(grid_t *g, int i, uint32_t mask)
     return (uint32_t)((old & mask) != 0) << i;
 }
 
+static inline void mark_dirty(grid_t *g, uint32_t words)
+{
+    g->band_dirty |= words;
+    g->stack_dirty |= (words | words >> 9 | words >> 18) & 0x1FFu;
+}
+
+/* Clears `cells` from the nine words of a band; returns a bit per word
+   that changed. */
+static inline uint32_t clear_in_band(uint32_t band[9], uint32_t cells)
+{
+    uint32_t changed = 0;
+    for (int k = 0; k < 9; k++) {
+        uint32_t w = band[k];
+        band[k] = w & ~cells;
+        changed |= (uint32_t)((w & cells) != 0) << k;
+    }
+    return changed;
+}
+
 /*
  * Places digit d (0-8) at `cells` of band b: cells still open to d, not
  * placed yet, and no two of them in one row, column or box. Branch-free:
@@ -166,17 +203,17 @@ static inline uint32_t clear_bits(grid_t *g, int i, uint32_t mask)
  */
 static void place_cells(grid_t *g, int d, int b, uint32_t cells)
 {
-    int own = 3 * d + b;
+    uint32_t *band = &g->cand[9 * b];
     uint32_t cols = columns_of(cells) * BAND_COL;
-    uint32_t old = g->cand[own];
+    uint32_t old = band[d];
     uint32_t mine = (old & ~(rows_of(cells) | cols | boxes_of(cells))) | cells;
-    uint32_t changed = 0;
-    for (int i = b; i < 27; i += 3)
-        changed |= clear_bits(g, i, cells);
-    for (int i = 3 * d; i < 3 * d + 3; i++)
-        changed |= clear_bits(g, i, cols);
-    changed = (changed & ~(1u << own)) | (uint32_t)(mine != old) << own;
-    g->cand[own] = mine;
+    /* The digit's own word is rewritten last, so clearing it here is free. */
+    uint32_t changed = clear_bits(g, d, cols) | clear_bits(g, 9 + d, cols) |
+                       clear_bits(g, 18 + d, cols);
+    uint32_t in_band = clear_in_band(band, cells);
+    in_band = (in_band & ~(1u << d)) | (uint32_t)(mine != old) << d;
+    band[d] = mine;
+    changed = (changed & ~(0x1FFu << 9 * b)) | in_band << 9 * b;
     g->unsolved[b] &= ~cells;
     mark_dirty(g, changed);
 }
@@ -184,54 +221,44 @@ static void place_cells(grid_t *g, int d, int b, uint32_t cells)
 /* Places digit d at one cell, checking it is still open. 0 on a clash. */
 static int place_one(grid_t *g, int d, int b, uint32_t bit)
 {
-    if (!(g->cand[3 * d + b] & bit & g->unsolved[b]))
+    if (!(g->cand[9 * b + d] & bit & g->unsolved[b]))
         return 0;
     place_cells(g, d, b, bit);
     return 1;
 }
 
 /*
- * Band update of word i: keep the segments that fit a permutation (locked
- * candidates in the band), then place hidden singles of its rows (and so of
- * its boxes). Returns 0 on a contradiction.
+ * Band update of word 9*b + d: keep the segments that fit a permutation
+ * (locked candidates in the band), then place hidden singles of its rows
+ * (and so of its boxes). Returns 0 on a contradiction.
  */
-static int update_band(grid_t *g, int i)
+static int update_band(grid_t *g, int b, int d)
 {
-    int d = i / 3, b = i % 3;
-    uint32_t old = g->cand[i];
+    uint32_t old = g->cand[9 * b + d];
     uint32_t w = old & LOCKED_MASK[shape_of(old)];
     if (!w)
         return 0; /* some row or box has no place for the digit */
-    if (w != old) {
-        g->cand[i] = w;
-        g->stack_dirty |= 1u << i;
-    }
-    /* A placed digit is alone in its row too, but no longer unsolved. */
-    uint32_t singles = (lone_cell(w, 0) | lone_cell(w, 1) | lone_cell(w, 2)) &
-                       g->unsolved[b];
+    g->cand[9 * b + d] = w;
+    g->stack_dirty |= (uint32_t)(w != old) << d;
+    /* Every row kept a cell, so taking one from each borrows within the row;
+       the rows that had one cell are those left empty. A placed digit is
+       alone in its row too, but no longer unsolved. */
+    uint32_t singles = w & ~rows_of(w & (w - 0x40201u)) & g->unsolved[b];
     /* The permutation rule put these in distinct boxes, so columns too. */
     if (singles)
         place_cells(g, d, b, singles);
     return 1;
 }
 
-/* The 9-bit block of stack s in a word of band-by-column bits. */
-static uint32_t stack_block(uint32_t cols, int s)
-{
-    uint32_t x = (cols >> (3 * s)) & BAND_BOX;
-    return (x | x >> 6 | x >> 12) & 0x1FFu;
-}
-
 /*
  * Stack update of digit d: the permutation rule between bands and columns
- * in each stack (locked candidates along columns), then hidden singles in
- * columns. Returns 0 on a contradiction.
+ * in each stack (locked candidates along columns). Returns 0 on a
+ * contradiction. A column left with one cell needs no test of its own: the
+ * rule leaves the digit that cell in its box, and the band update finds it.
  */
 static int update_stacks(grid_t *g, int d)
 {
-    uint32_t *w = &g->cand[3 * d];
-    uint32_t cols = columns_of(w[0]) | columns_of(w[1]) << 9 |
-                    columns_of(w[2]) << 18;
+    uint32_t cols = band_columns(g, d);
     uint32_t k0 = STACK_KEEP[stack_block(cols, 0)];
     uint32_t k1 = STACK_KEEP[stack_block(cols, 1)];
     uint32_t k2 = STACK_KEEP[stack_block(cols, 2)];
@@ -241,22 +268,9 @@ static int update_stacks(grid_t *g, int d)
     if (keep != cols) {
         uint32_t changed = 0;
         for (int b = 0; b < 3; b++)
-            changed |= clear_bits(g, 3 * d + b,
+            changed |= clear_bits(g, 9 * b + d,
                                   ~(((keep >> (9 * b)) & BAND_ROW) * BAND_COL));
         g->band_dirty |= changed; /* its stack update is this one */
-    }
-    /* A column open in one band only, in one row there, not yet placed. */
-    uint32_t c0 = keep & BAND_ROW, c1 = (keep >> 9) & BAND_ROW, c2 = keep >> 18;
-    uint32_t once = (c0 ^ c1 ^ c2) & ~(c0 & c1 & c2);
-    once &= ~(crowded_columns(w[0]) | crowded_columns(w[1]) | crowded_columns(w[2]));
-    once &= ~(columns_of(w[0] & ~g->unsolved[0]) | columns_of(w[1] & ~g->unsolved[1]) |
-              columns_of(w[2] & ~g->unsolved[2]));
-    while (once) {
-        uint32_t col_mask = BAND_COL << __builtin_ctz(once);
-        once &= once - 1;
-        int b = (w[0] & col_mask) ? 0 : (w[1] & col_mask) ? 1 : 2;
-        if (!place_one(g, d, b, w[b] & col_mask))
-            return 0; /* an earlier single of this loop took its row or box */
     }
     return 1;
 }
@@ -270,10 +284,11 @@ static int naked_singles(grid_t *g, int b)
     uint32_t open = g->unsolved[b];
     if (!open)
         return 0;
+    const uint32_t *band = &g->cand[9 * b];
     uint32_t seen1 = 0, seen2 = 0; /* cells with >= 1 and >= 2 candidates */
-    for (int i = b; i < 27; i += 3) {
-        seen2 |= seen1 & g->cand[i];
-        seen1 |= g->cand[i];
+    for (int d = 0; d < 9; d++) {
+        seen2 |= seen1 & band[d];
+        seen1 |= band[d];
     }
     if (open & ~seen1)
         return -1;
@@ -282,29 +297,109 @@ static int naked_singles(grid_t *g, int b)
         return 0;
     /* One at a time: two singles may want one digit in one row. */
     for (int d = 0; d < 9; d++)
-        for (uint32_t m = g->cand[3 * d + b] & singles; m; m &= m - 1)
+        for (uint32_t m = band[d] & singles; m; m &= m - 1)
             if (!place_one(g, d, b, m & -m))
                 return -1;
     return 1;
 }
 
 /*
- * Runs all deductions to a fixed point, cheapest first: band updates, then
- * stack updates, then naked singles. Returns 0 on a contradiction.
+ * Triads. At a fixed point of the updates above, every segment left to a
+ * digit in a band (or stack) belongs to some permutation, so the digit must
+ * go to a segment exactly when the segment is the only one left in its row
+ * or its box (column or box, for a column segment): were there another in
+ * each, the permutation through the other in its row would avoid it. Where
+ * three digits must go to one segment, no other may. Segments are bits of one word per digit:
+ * row segments at 9*row + 3*box + band, column segments at 9*band + column.
  */
-static int propagate(grid_t *g)
+#define ROTATE_9(x) (((x) >> 9) | (((x) << 18) & ALL_CELLS))   /* next row */
+#define ROTATE_18(x) (((x) >> 18) | (((x) << 9) & ALL_CELLS))
+#define NEXT_BOX(x) ((((x) >> 3) & 0xFC7E3Fu) | (((x) << 6) & 0x70381C0u))
+#define BOX_AFTER(x) ((((x) >> 6) & 0x1C0E07u) | (((x) << 3) & 0x7E3F1F8u))
+#define NEXT_COLUMN(x) ((((x) >> 1) & 0x36DB6DBu) | (((x) << 2) & 0x4924924u))
+#define COLUMN_AFTER(x) ((((x) >> 2) & 0x1249249u) | (((x) << 1) & 0x6DB6DB6u))
+
+/* A bit at the first cell of every segment of a band word that holds a cell. */
+static uint32_t row_segments(uint32_t band)
+{
+    return (band | band >> 1 | band >> 2) & 0x1249249u;
+}
+
+/* The row segments the digit must take: alone in their row or their box. */
+static uint32_t forced_rows(uint32_t rows)
+{
+    return rows & ~((NEXT_BOX(rows) | BOX_AFTER(rows)) &
+                    (ROTATE_9(rows) | ROTATE_18(rows)));
+}
+
+/* The same for column segments: alone in their column or their box. */
+static uint32_t forced_columns(uint32_t cols)
+{
+    return cols & ~((NEXT_COLUMN(cols) | COLUMN_AFTER(cols)) &
+                    (ROTATE_9(cols) | ROTATE_18(cols)));
+}
+
+/* Where each digit may go, by segment (bits as above). */
+typedef struct {
+    uint32_t rows[9], cols[9];
+} segments_t;
+
+/* Returns -1 on a contradiction, 1 when a candidate was removed, else 0,
+   and then `seg` holds the segments. */
+static int triads(grid_t *g, segments_t *seg)
+{
+    uint32_t *rows = seg->rows, *cols = seg->cols, must_rows[9], must_cols[9];
+    /* Segments where >= 1, 2, 3, 4 digits must go. */
+    uint32_t r1 = 0, r2 = 0, r3 = 0, r4 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0;
+    for (int d = 0; d < 9; d++) {
+        uint32_t w0 = g->cand[d], w1 = g->cand[9 + d], w2 = g->cand[18 + d];
+        uint32_t x = row_segments(w0) | row_segments(w1) << 1 | row_segments(w2) << 2;
+        uint32_t y = columns_of(w0) | columns_of(w1) << 9 | columns_of(w2) << 18;
+        uint32_t fx = forced_rows(x), fy = forced_columns(y);
+        rows[d] = x;
+        cols[d] = y;
+        must_rows[d] = fx;
+        must_cols[d] = fy;
+        r4 |= r3 & fx; r3 |= r2 & fx; r2 |= r1 & fx; r1 |= fx;
+        c4 |= c3 & fy; c3 |= c2 & fy; c2 |= c1 & fy; c1 |= fy;
+    }
+    if (r4 | c4)
+        return -1; /* four digits must go to one segment */
+    if (!(r3 | c3))
+        return 0;
+    uint32_t changed = 0;
+    for (int d = 0; d < 9; d++) {
+        uint32_t out_rows = rows[d] & r3 & ~must_rows[d];
+        uint32_t out_cols = cols[d] & c3 & ~must_cols[d];
+        if (out_rows | out_cols)
+            for (int b = 0; b < 3; b++)
+                changed |= clear_bits(g, 9 * b + d,
+                                      ((out_rows >> b) & 0x1249249u) * 7u |
+                                      ((out_cols >> (9 * b)) & BAND_ROW) * BAND_COL);
+    }
+    mark_dirty(g, changed);
+    return changed != 0;
+}
+
+/*
+ * Runs all deductions to a fixed point, cheapest first: band updates, then
+ * stack updates, then naked singles, then triads. Returns 0 on a
+ * contradiction.
+ */
+static int propagate(grid_t *g, segments_t *seg)
 {
     for (;;) {
         if (g->band_dirty) {
             int i = __builtin_ctz(g->band_dirty);
+            int b = (i >= 9) + (i >= 18);
             g->band_dirty &= g->band_dirty - 1;
-            if (!update_band(g, i))
+            if (!update_band(g, b, i - 9 * b))
                 return 0;
             continue;
         }
         if (g->stack_dirty) {
-            int d = __builtin_ctz(g->stack_dirty) / 3;
-            g->stack_dirty &= ~(7u << (3 * d));
+            int d = __builtin_ctz(g->stack_dirty);
+            g->stack_dirty &= g->stack_dirty - 1;
             if (!update_stacks(g, d))
                 return 0;
             continue;
@@ -316,96 +411,77 @@ static int propagate(grid_t *g)
                 return 0;
             placed += n;
         }
-        if (!placed)
-            return 1;
+        if (placed)
+            continue;
+        int t = triads(g, seg);
+        if (t <= 0)
+            return t == 0;
     }
 }
 
 /* ---- Guessing ---- */
 
 typedef struct {
-    int digit, band;
-    uint32_t bit;
+    int digit;
+    uint32_t take[3]; /* by band: what the copy clears from the digit */
+    uint32_t drop[3]; /* and what the state itself clears */
 } guess_t;
 
-/* Cells of band b with at most two candidates (unsolved ones have two once
-   propagation is done: none has one or zero). */
-static uint32_t pairs_in_band(const grid_t *g, int b)
-{
-    uint32_t s1 = 0, s2 = 0, s3 = 0; /* >= 1, >= 2, >= 3 candidates */
-    for (int i = b; i < 27; i += 3) {
-        uint32_t c = g->cand[i];
-        s3 |= s2 & c;
-        s2 |= s1 & c;
-        s1 |= c;
-    }
-    return g->unsolved[b] & ~s3;
-}
+/* The segments of bands 0-2 and stacks 3-5 in segments_t's words. */
+static const uint32_t SEGMENTS_OF[6] = {0x1249249u, 0x2492492u, 0x4924924u,
+                                        0x1C0E07u, 0xE07038u, 0x70381C0u};
 
 /*
- * The bivalue cell with the most bivalue peers (row, column, box): guessing
- * there resolves the most neighbours, which cut the guesses per puzzle by a
- * quarter over taking the first bivalue cell (forum_hardest_1905_11plus,
- * counting to 2: 142 -> 104). -1 in `band` when there is none.
+ * The guess of a propagated, unsolved state (see the top of the file).
+ * Every digit has at least one permutation left in every band and stack,
+ * so the totals are at least 9; 9 everywhere would have placed every digit,
+ * so some band or stack is above 9 and in it some digit has two or more.
+ * Returns 0 if none is (it cannot be: then the state counts as a dead end).
  */
-static guess_t best_pair_cell(const grid_t *g)
+static int choose_guess(const grid_t *g, const segments_t *seg, guess_t *guess)
 {
-    guess_t best = {-1, -1, 0};
-    uint32_t pairs[3] = {pairs_in_band(g, 0), pairs_in_band(g, 1),
-                         pairs_in_band(g, 2)};
-    int best_score = -1;
-    for (int b = 0; b < 3; b++) {
-        uint32_t other_bands = pairs[(b + 1) % 3] | pairs[(b + 2) % 3];
-        for (uint32_t m = pairs[b]; m; m &= m - 1) {
-            int pos = __builtin_ctz(m), col = pos % 9;
-            uint32_t col_mask = BAND_COL << col;
-            uint32_t peers = (BAND_ROW << (9 * (pos / 9))) | col_mask |
-                             (BAND_BOX << (3 * (col / 3)));
-            int score = __builtin_popcount(pairs[b] & peers) +
-                        __builtin_popcount(other_bands & col_mask);
-            if (score > best_score) {
-                best_score = score;
-                best.band = b;
-                best.bit = 1u << pos;
-            }
+    /* A digit's segments in a band are those of its permutations: 3 for
+       one, 5 or more for more; fewer segments, fewer permutations. */
+    int best = 0, best_total = 1000;
+    for (int k = 0; k < 6; k++) {
+        const uint32_t *words = k < 3 ? seg->rows : seg->cols;
+        int total = 0;
+        for (int d = 0; d < 9; d++)
+            total += __builtin_popcount(words[d] & SEGMENTS_OF[k]);
+        if (total > 27 && total < best_total) {
+            best_total = total;
+            best = k;
         }
     }
-    return best;
-}
-
-/* The unsolved cell with the fewest candidates (first of equals). */
-static guess_t fewest_candidates(const grid_t *g)
-{
-    guess_t best = {-1, 0, 0};
-    int best_count = 10;
-    for (int b = 0; b < 3; b++)
-        for (uint32_t m = g->unsolved[b]; m; m &= m - 1) {
-            uint32_t bit = m & -m;
-            int n = 0;
-            for (int i = b; i < 27; i += 3)
-                n += (g->cand[i] & bit) != 0;
-            if (n < best_count) {
-                best_count = n;
-                best.band = b;
-                best.bit = bit;
-            }
+    *guess = (guess_t){0, {0, 0, 0}, {0, 0, 0}};
+    int fewest = 10;
+    for (int d = 0; d < 9; d++) {
+        const uint32_t *words = best < 3 ? seg->rows : seg->cols;
+        int n = __builtin_popcount(words[d] & SEGMENTS_OF[best]);
+        if (n > 3 && n < fewest) {
+            fewest = n;
+            guess->digit = d;
         }
-    return best;
-}
-
-/* Where to guess, and the digit to try first (the lowest). Only called on a
-   propagated, unsolved state. */
-static guess_t choose_guess(const grid_t *g)
-{
-    guess_t best = best_pair_cell(g);
-    if (best.band < 0)
-        best = fewest_candidates(g);
-    for (int i = best.band; i < 27; i += 3)
-        if (g->cand[i] & best.bit) {
-            best.digit = i / 3;
-            break;
-        }
-    return best;
+    }
+    uint32_t shape = best < 3 ? shape_of(g->cand[9 * best + guess->digit])
+                              : stack_block(seg->cols[guess->digit], best - 3);
+    uint32_t split = SPLIT_SEGMENTS[shape];
+    if (!split)
+        return 0;
+    int k = __builtin_ctz(split);
+    if (best < 3) {
+        uint32_t cells = 7u << (9 * (k / 3) + 3 * (k % 3));
+        guess->take[best] = (rows_of(cells) | boxes_of(cells)) & ~cells;
+        guess->drop[best] = cells;
+    } else {
+        int b = k / 3;
+        uint32_t cells = BAND_COL << (3 * (best - 3) + k % 3);
+        for (int o = 0; o < 3; o++)
+            guess->take[o] = cells;
+        guess->take[b] = boxes_of(cells) & ~cells;
+        guess->drop[b] = cells;
+    }
+    return 1;
 }
 
 /* ---- Search ---- */
@@ -427,7 +503,7 @@ static int stop_requested(const search_t *s)
 static void write_solution(const grid_t *g, uint8_t out[81])
 {
     for (int i = 0; i < 27; i++) {
-        int d = i / 3, b = i % 3;
+        int b = i / 9, d = i % 9;
         for (uint32_t m = g->cand[i]; m; m &= m - 1)
             out[27 * b + __builtin_ctz(m)] = (uint8_t)(d + 1);
     }
@@ -438,19 +514,27 @@ static int solved(const grid_t *g)
     return (g->unsolved[0] | g->unsolved[1] | g->unsolved[2]) == 0;
 }
 
+/* Clears the guess's masks from one side; returns the words it changed. */
+static uint32_t apply(grid_t *g, int d, const uint32_t masks[3])
+{
+    return clear_bits(g, d, masks[0]) | clear_bits(g, 9 + d, masks[1]) |
+           clear_bits(g, 18 + d, masks[2]);
+}
+
 /*
  * Depth-first search with an explicit stack of states. stack[sp] is the node
- * being worked on; a guess pushes a copy that takes the digit while the
- * parent drops it, so popping back resumes the parent's other branch.
+ * being worked on; a guess pushes a copy that takes one branch while the
+ * parent takes the other, so popping back resumes the parent's branch.
  */
 static void run_search(search_t *s, const grid_t *start)
 {
     grid_t stack[MAX_DEPTH];
+    segments_t seg;
     int sp = 0;
     stack[0] = *start;
     while (sp >= 0) {
         grid_t *g = &stack[sp];
-        if (!propagate(g)) {
+        if (!propagate(g, &seg)) {
             sp--;
             continue;
         }
@@ -466,13 +550,17 @@ static void run_search(search_t *s, const grid_t *start)
             s->capped = 1;
             return;
         }
+        guess_t guess;
+        if (!choose_guess(g, &seg, &guess)) {
+            sp--;
+            continue;
+        }
         s->guesses++;
-        guess_t guess = choose_guess(g);
-        stack[sp + 1] = *g;
-        mark_dirty(g, clear_bits(g, 3 * guess.digit + guess.band, guess.bit));
+        grid_t *child = &stack[sp + 1];
+        *child = *g;
+        mark_dirty(g, apply(g, guess.digit, guess.drop));
+        mark_dirty(child, apply(child, guess.digit, guess.take));
         sp++;
-        /* Cannot fail: propagation left the digit open at the cell. */
-        place_cells(&stack[sp], guess.digit, guess.band, guess.bit);
     }
 }
 
@@ -483,10 +571,11 @@ static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
 {
     unsigned digits_seen = 0;
     for (int i = 0; i < 27; i++)
-        g->cand[i] = 0x7FFFFFFu;
+        g->cand[i] = ALL_CELLS;
     for (int b = 0; b < 3; b++)
-        g->unsolved[b] = 0x7FFFFFFu;
-    g->band_dirty = g->stack_dirty = 0x7FFFFFFu;
+        g->unsolved[b] = ALL_CELLS;
+    g->band_dirty = ALL_CELLS;
+    g->stack_dirty = 0x1FFu;
     for (int cell = 0; cell < 81; cell++) {
         int value = cells[cell];
         if (value == 0)
