@@ -10,7 +10,7 @@ left, the call ends RESOURCE_EXHAUSTED after the replies it owes.
 
 When the call ends before its last reply (the client cancelled, went away,
 or the service is stopping), its cancel flag goes up: its running jobs stop
-within a fraction of a second (worker.jobs.CallWork looks at the flag a few
+within a fraction of a second (worker.counting.CallWork looks at the flag a few
 times a second), and the boards of its queued ones are deleted at once, so a
 cancelled call leaves nothing behind in Redis.
 """
@@ -58,7 +58,7 @@ class CallBudget:
         self.used_ms += used_ms
 
     def job_fields(self, granted_ms: int) -> dict:
-        """What the job's spec carries of its call (worker.jobs.CallWork)."""
+        """What the job's spec carries of its call (worker.counting.CallWork)."""
         return {"call_id": self.call_id, "budget_ms": granted_ms}
 
     async def cancel(self) -> None:

@@ -225,7 +225,7 @@ _DIGIT_VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 
 def _numbers(values: str | list[int]) -> list[int]:
-    """A worker's list of numbers: a list, or a str of one digit each (see worker.jobs.count_many)."""
+    """A worker's list of numbers: a list, or a str of one digit each (see worker.counting.count_many)."""
     if isinstance(values, list):
         return values
     return list(values.encode("ascii").translate(_DIGIT_VALUES))

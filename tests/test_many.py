@@ -17,7 +17,7 @@ from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import until_steady
-from worker import engine, jobs
+from worker import counting, engine, jobs
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
@@ -207,7 +207,7 @@ def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
 def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch):
     """The worker's job, run by RQ in this process: a first round capped at
     one guess leaves the hard boards to the rounds of a lone count."""
-    monkeypatch.setattr(jobs, "FIRST_ROUND_GUESSES", 1)
+    monkeypatch.setattr(counting, "FIRST_ROUND_GUESSES", 1)
     hard = puzzles("forum_hardest_1905_11plus")[:10] + [puzzles("multi_solution_16_clue")[0]]
     key = keys.boards("test-first-round")
     redis.set(key, "".join(hard), ex=60)

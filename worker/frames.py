@@ -1,6 +1,6 @@
 """Cutting a search into frames a phone can animate.
 
-The worker first runs the search to learn its length N (see jobs.py), then
+The worker first runs the search to learn its length N (see solving.py), then
 replays it and cuts it at the boundaries computed here. Strategies are
 deterministic, so the replay is the same search, and a retried job cuts it
 at the same places: the frames it writes are the frames the first attempt
