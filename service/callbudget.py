@@ -1,7 +1,8 @@
-"""What one CountBatch or CountMany call may make the workers do, and the
-stop of its jobs when it ends early.
+"""What one CountBatch, CountMany or GradeMany call may ask of the workers,
+and the stop of its jobs when it ends early.
 
-A call may take SUDOKU_MAX_CALL_WORK_S seconds of worker time in all. Each
+A call may send max_batch boards (TooMany past them). A CountBatch or
+CountMany call may take SUDOKU_MAX_CALL_WORK_S seconds of worker time in all. Each
 job it queues is granted a share of what is left (at most that left divided
 by the jobs a call may have in flight, so that jobs run side by side), and
 reports the time it took; a job stops where its grant runs out, and the
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from service.jobs import new_job_id
+from service.queueing import new_job_id
 from sudoku import keys
 
 # How long the cancel flag stays: longer than any job of the call can wait
@@ -29,6 +30,10 @@ CANCEL_TTL_S = 24 * 3600
 
 class BudgetSpent(Exception):
     """The call has taken all the worker time a call may take."""
+
+
+class TooMany(Exception):
+    """The call sent more boards (or requests) than max_batch."""
 
 
 class CallBudget:

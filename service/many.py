@@ -26,13 +26,13 @@ import grpc
 from redis.exceptions import RedisError
 
 from service import validate
-from service.batch import TooMany, item_error
-from service.callbudget import CallBudget
+from service.callbudget import CallBudget, TooMany
 from service.config import Settings
 from service.decoding import Undecodable
-from service.jobs import Jobs, new_job_id
-from service.relay import JobFailed
+from service.queueing import Jobs, new_job_id
+from service.replies import item_error
 from service.validate import Invalid
+from service.waiting import JobFailed
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb

@@ -19,23 +19,12 @@ from dataclasses import dataclass
 
 from service.hub import ShuttingDown, StreamHub
 from service.pacing import Schedule
+from service.waiting import IDLE_CHECK_S, JobFailed
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 
 # Entries read back at a time when looking for the keyframe before a frame.
 KEYFRAME_SEARCH = 64
-# A stream with no new frame for this long asks whether its job can still
-# write one (a worker may be computing; the job may also have been lost).
-IDLE_CHECK_S = 2.0
-
-
-class JobFailed(Exception):
-    """The job's stream ended with an error entry instead of a last frame."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class Trimmed(Exception):

@@ -38,7 +38,7 @@ def seq_of(entry_id: bytes | str) -> int:
 
 def watched(job_id: str) -> str:
     """Hash, a field per service instance whose clients are reading the
-    job's frames (service/jobs.py: Watched). A stream that ends with nobody
+    job's frames (service/watched.py). A stream that ends with nobody
     reading it expires sooner (worker/stream.py)."""
     return f"{PREFIX}:watched:{job_id}"
 

@@ -1,60 +1,32 @@
-"""Queueing jobs on RQ and waiting for their results.
+"""Queueing jobs on RQ, and what refuses or attaches a new one.
 
 Each enqueue is one round trip from the event loop (service/enqueue.py),
-for a solve together with the stream's first frame. Results are awaited by
-blocking on RQ's own result stream through the hub, never by polling.
+for a solve together with the stream's first frame. New work is refused
+while too many jobs wait (QueueFull) or Redis is near its memory bound
+(StoreFull); a solve whose request_id was seen attaches to its first job.
+A unary job's result is then awaited through service/waiting.py.
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
-import contextlib
 import hashlib
 import json
-import logging
 import time
 import uuid
-import zlib
-from base64 import b64decode
-from datetime import datetime
 from typing import Any
 
 from redis import Redis
-from redis.asyncio import Redis as AsyncRedis
-from redis.exceptions import RedisError
 from rq import Callback, Queue, Retry
-from rq.job import Job
-from rq.results import Result
 from rq.serializers import JSONSerializer
 
-from service import metrics
+from service import metrics, waiting
 from service.config import Settings
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
-from service.relay import IDLE_CHECK_S, JobFailed
 from service.validate import Invalid
 from sudoku import keys
 from sudoku.specs import Spec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
-
-log = logging.getLogger("sudoku.service")
-
-TERMINAL_FAILURES = {Result.Type.FAILED, Result.Type.STOPPED, Result.Type.MAX_RETRIES_EXCEEDED}
-
-
-def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | None]:
-    """A result entry's type, return value and error, read as Result.restore
-    reads them (JSONSerializer), without the dates and worker details the
-    service has no use for, whose parsing is most of Result.restore's time.
-    tests/test_enqueue.py checks it against Result.restore."""
-    value = payload.get(b"return_value")
-    exc_string = payload.get(b"exc_string")
-    return (
-        Result.Type(int(payload[b"type"])),
-        json.loads(b64decode(value)) if value is not None else None,
-        zlib.decompress(b64decode(exc_string)).decode() if exc_string else None,
-    )
 
 
 class QueueFull(Exception):
@@ -78,25 +50,6 @@ def memory_verdict(info: dict) -> str | None:
         return None
     return (f"the job store is nearly full ({used >> 20} of {most >> 20} MB); "
             "retry once running jobs have ended")
-
-
-class JobLost(Exception):
-    """The job's state is gone from Redis before it ended: the Redis it was
-    queued on restarted empty (or evicted it). Nothing will ever finish it."""
-
-    def __init__(self, job_id: str):
-        super().__init__(job_id)
-        self.job_id = job_id
-
-
-class JobStuck(Exception):
-    """The job has been running for longer than its own timeout: no worker
-    is making progress on it (they are all stopped, or gone)."""
-
-
-# How long past its timeout a started job may go before a waiter gives up
-# on it: the heartbeat TTL and the cleanup pass that would have requeued it.
-STUCK_SLACK_S = 10
 
 
 def new_job_id() -> str:
@@ -139,75 +92,6 @@ def fingerprint(request: pb.SolveRequest) -> str:
     return hashlib.sha256(copy.SerializeToString(deterministic=True)).hexdigest()
 
 
-# Extends a finished stream's expiry back to the full TTL when a watcher
-# attaches (it was shortened because nobody was reading); a running job's
-# stream, whose expiry is longer, is left alone. KEYS: frames; ARGV: ttl
-EXTEND_FINISHED = """
-local left = redis.call('TTL', KEYS[1])
-if left >= 0 and left < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return left
-"""
-
-
-class Watched:
-    """The jobs whose frames this process's clients are reading, marked in
-    Redis while they are (keys.watched: a hash with a field per service
-    instance with readers): a job that ends with nobody reading its frames
-    gets the short expiry (worker/stream.py). An instance removes its field
-    when its last reader of the job leaves; the hash expires TTL_S after the
-    last renewal, so an instance that died leaves no mark for long. One task
-    renews every mark of the instance, in one round trip, every RENEW_EVERY_S."""
-
-    TTL_S = 15
-    RENEW_EVERY_S = 5
-
-    def __init__(self, redis: AsyncRedis, stream_ttl_s: int):
-        self.redis = redis
-        self.stream_ttl_s = stream_ttl_s
-        self.instance = uuid.uuid4().hex
-        self.readers: collections.Counter[str] = collections.Counter()
-        self._extend = redis.register_script(EXTEND_FINISHED)
-
-    @contextlib.asynccontextmanager
-    async def reading(self, job_id: str):
-        self.readers[job_id] += 1
-        try:
-            if self.readers[job_id] == 1:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    self._mark(pipe, job_id)
-                    await pipe.execute()
-                await self._extend(keys=[keys.frames(job_id)], args=[self.stream_ttl_s])
-            yield
-        finally:
-            self.readers[job_id] -= 1
-            if not self.readers[job_id]:
-                del self.readers[job_id]
-                await asyncio.shield(self._unmark(job_id))
-
-    def _mark(self, pipe, job_id: str) -> None:
-        pipe.hset(keys.watched(job_id), self.instance, 1)
-        pipe.expire(keys.watched(job_id), self.TTL_S)
-
-    async def _unmark(self, job_id: str) -> None:
-        try:
-            await self.redis.hdel(keys.watched(job_id), self.instance)
-        except RedisError:
-            pass  # Redis is away: the mark expires by itself
-
-    async def renew(self) -> None:
-        while True:
-            await asyncio.sleep(self.RENEW_EVERY_S)
-            if not self.readers:
-                continue
-            try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for job_id in list(self.readers):
-                        self._mark(pipe, job_id)
-                    await pipe.execute()
-            except RedisError as exc:  # Redis away: the streams themselves fail and resume
-                log.warning("could not renew the watched marks: %s", exc)
-
-
 class Jobs:
     def __init__(self, settings: Settings, redis: Redis, hub: StreamHub, enqueuer: Enqueuer):
         self.settings = settings
@@ -215,7 +99,6 @@ class Jobs:
         self.hub = hub
         self.queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
         self.enqueuer = enqueuer
-        self.watched = Watched(hub.waker, settings.stream_ttl_s)
         self.store_full: str | None = None  # set by the health monitor (memory_verdict)
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
@@ -292,43 +175,6 @@ class Jobs:
         )).cached
         if cached is not None:
             return json.loads(cached), True
-        value = await self.result(job_id)
+        value = await waiting.result(self.hub, job_id)
         metrics.job_done(func.rpartition(".")[2], queued_at)
         return value, False
-
-    async def alive(self, job_id: str, stream: str | None = None) -> None:
-        """Returns if the job can still end by itself (queued, or started
-        within its timeout), and its `stream`, if given, still exists;
-        raises JobLost or JobStuck if not."""
-        async with self.hub.waker.pipeline(transaction=False) as pipe:
-            pipe.hmget(Job.key_for(job_id), "status", "started_at", "timeout")
-            pipe.exists(stream or Job.key_for(job_id))
-            (status, started_at, timeout), exists = await pipe.execute()
-        if status is None or not exists:
-            raise JobLost(job_id)
-        if status == b"started" and started_at and timeout:
-            running = time.time() - datetime.fromisoformat(started_at.decode()).timestamp()
-            if running > int(timeout) + STUCK_SLACK_S:
-                raise JobStuck(f"job {job_id} has run {running:.0f} s, past its {int(timeout)} s timeout, "
-                               "and no worker took it over; retry")
-
-    async def result(self, job_id: str) -> Any:
-        # Waits on the result stream from its start, so a result already
-        # there is returned at once. A loop of waits, not hub.follow(): an
-        # async generator left mid-iteration is closed by asyncio's finalizer
-        # through call_soon_threadsafe, a wake-up of the loop per call.
-        key, after = keys.result(job_id), "0-0"
-        while True:
-            batch = await self.hub.wait(key, after, IDLE_CHECK_S)
-            if not batch:
-                await self.alive(job_id)
-                batch = await self.hub.read(key, after)  # it may have ended meanwhile
-            for result_id, payload in batch:
-                kind, value, exc_string = read_result(payload)
-                if kind == Result.Type.SUCCESSFUL:
-                    return value
-                if kind in TERMINAL_FAILURES:
-                    last_line = (exc_string or "failed").strip().splitlines()[-1]
-                    raise JobFailed("ABORTED", f"the job failed on every worker that tried it: {last_line}")
-                after = result_id
-
