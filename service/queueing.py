@@ -57,7 +57,7 @@ def new_job_id() -> str:
 
 
 def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, runs: bool = False) -> pb.Frame:
-    """Frame 1: what the job will do, and the board it starts from."""
+    """Frame 1 (keys.HEADER_SEQ): what the job will do, and the board it starts from."""
     info = pb.JobInfo(
         givens=spec.givens,
         entries=spec.entries,
@@ -81,7 +81,7 @@ def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, 
                 runs=runs and not pacing_unpaced,
             )
         )
-    return pb.Frame(seq=1, job_id=spec.job_id, cursor=-1, board=spec.board, counters=pb.Counters(), job=info)
+    return pb.Frame(seq=keys.HEADER_SEQ, job_id=spec.job_id, cursor=-1, board=spec.board, counters=pb.Counters(), job=info)
 
 
 def fingerprint(request: pb.SolveRequest) -> str:

@@ -54,7 +54,7 @@ async def job_stream(hub: StreamHub, job_id: str) -> JobStream:
         oldest, newest = await pipe.execute()
     if not oldest or not newest:
         raise LookupError(job_id)
-    first = pb.Frame.FromString(oldest[0][1][b"f"]) if keys.seq_of(oldest[0][0]) == 1 else None
+    first = pb.Frame.FromString(oldest[0][1][b"f"]) if keys.seq_of(oldest[0][0]) == keys.HEADER_SEQ else None
     return JobStream(keys.seq_of(oldest[0][0]), keys.seq_of(newest[0][0]), is_last(newest[0][1]), first)
 
 

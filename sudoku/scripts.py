@@ -35,6 +35,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from sudoku import keys
+
 
 class Script:
     """A script's source and the SHA1 that EVALSHA names it by."""
@@ -182,6 +184,7 @@ class ScriptPool:
 # still has its stream, or {4, ""} the request_id names another request
 # (nothing queued in the last four cases). A request_id whose job's stream
 # is gone (expired, or lost with a Redis restart) is claimed afresh.
+# HEADER_ID is frame 1's entry id (sudoku/keys.py: HEADER_SEQ).
 ENQUEUE = Script("""
 if KEYS[6] ~= '' then
   local cached = redis.call('GET', KEYS[6])
@@ -202,14 +205,14 @@ redis.call('RPUSH', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[3], KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
 if KEYS[5] ~= '' then
-  redis.call('XADD', KEYS[5], '0-1', 'f', ARGV[3])
+  redis.call('XADD', KEYS[5], 'HEADER_ID', 'f', ARGV[3])
   redis.call('EXPIRE', KEYS[5], 86400)
 end
 if KEYS[7] ~= '' then
   redis.call('SET', KEYS[7], ARGV[2] .. ' ' .. ARGV[5], 'EX', ARGV[6])
 end
 return {1, waiting}
-""")
+""".replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)))
 
 
 # ---- A job's lifecycle in a worker (worker/lifecycle.py) ----

@@ -4,7 +4,7 @@ An attempt first runs the search to its end in C to learn its length and
 outcome (kept in the job's plan, so a retry cuts the same frames), then, for
 a watched solve, replays it and writes a frame per boundary (worker/frames.py)
 through a FrameSink (worker/stream.py). The stream's frame 1 is the
-service's; the worker's frames follow it. Cancel is seen
+service's (sudoku/keys.py HEADER_SEQ); the worker's frames follow it. Cancel is seen
 between slices of the measuring and at every flush of frames.
 """
 
@@ -21,7 +21,7 @@ from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.attempt import Attempt
-from worker.frames import FIRST_WORKER_SEQ, MAX_LISTED_STEPS, Snapshot, boundaries, finish, search_frame
+from worker.frames import MAX_LISTED_STEPS, Snapshot, boundaries, finish, search_frame
 from worker.stream import FrameSink, write_error
 
 # Steps between looks at the clock, the cancel flag and the fence while
@@ -64,7 +64,7 @@ class SolveRun:
         self.attempt = attempt
         self.redis = attempt.redis
         self.spec = spec
-        self.sink = FrameSink(attempt, spec.stream_maxlen, spec.stream_ttl_s, first_seq=FIRST_WORKER_SEQ,
+        self.sink = FrameSink(attempt, spec.stream_maxlen, spec.stream_ttl_s, first_seq=keys.WORKER_FIRST_SEQ,
                               unwatched_ttl_seconds=spec.unwatched_ttl_s)
         self.plan_key = keys.plan(spec.job_id)
 
