@@ -17,19 +17,9 @@ import uuid
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
-from sudoku import keys
+from sudoku import keys, scripts
 
 log = logging.getLogger("sudoku.service")
-
-# Extends a finished stream's expiry back to the full TTL when a watcher
-# attaches (it was shortened because nobody was reading); a running job's
-# stream, whose expiry is longer, is left alone. KEYS: frames; ARGV: ttl
-EXTEND_FINISHED = """
-local left = redis.call('TTL', KEYS[1])
-if left >= 0 and left < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return left
-"""
-
 
 class Watched:
     """The jobs whose frames this process's clients are reading, marked in
@@ -48,7 +38,7 @@ class Watched:
         self.stream_ttl_s = stream_ttl_s
         self.instance = uuid.uuid4().hex
         self.readers: collections.Counter[str] = collections.Counter()
-        self._extend = redis.register_script(EXTEND_FINISHED)
+        self._extend = redis.register_script(scripts.EXTEND_FINISHED.source)
 
     @contextlib.asynccontextmanager
     async def reading(self, job_id: str):
