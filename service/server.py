@@ -108,6 +108,12 @@ def statuses(method):
     """Maps our exceptions to gRPC statuses, for unary and streaming methods."""
 
     async def abort(exc: Exception, context) -> None:
+        if context.done():
+            # The call ended first (the client left, or the service is
+            # stopping): there is nobody to tell, and a client leaving is
+            # not an error of the service's.
+            log.debug("%s ended before its error could be sent: %r", method.__name__, exc)
+            return
         status = _status_of(exc)
         if status is None:
             log.exception("unexpected error in %s", method.__name__)
