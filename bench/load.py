@@ -159,17 +159,14 @@ class Faults:
 
     async def kill_worker(self) -> bool:
         pid = self._worker()
-        if pid:
-            os.kill(pid, signal.SIGKILL)
-        return bool(pid)
+        return bool(pid) and _signal(pid, signal.SIGKILL)
 
     async def stop_worker(self) -> bool:
         pid = self._worker()
-        if not pid:
+        if not pid or not _signal(pid, signal.SIGSTOP):
             return False
-        os.kill(pid, signal.SIGSTOP)
         await asyncio.sleep(self.args.stop_for)
-        os.kill(pid, signal.SIGCONT)
+        _signal(pid, signal.SIGCONT)  # it may have been killed meanwhile
         return True
 
     def _redis(self) -> int | None:
@@ -180,9 +177,8 @@ class Faults:
 
     async def kill_redis(self) -> bool:
         pid = self._redis()
-        if not pid:
+        if not pid or not _signal(pid, signal.SIGKILL):
             return False
-        os.kill(pid, signal.SIGKILL)
         if self.external is not None:
             self.external.proc.wait()
             await asyncio.sleep(self.args.redis_down)
@@ -191,12 +187,20 @@ class Faults:
 
     async def stop_redis(self) -> bool:
         pid = self._redis()
-        if not pid:
+        if not pid or not _signal(pid, signal.SIGSTOP):
             return False
-        os.kill(pid, signal.SIGSTOP)
         await asyncio.sleep(self.args.redis_stop_for)
-        os.kill(pid, signal.SIGCONT)
+        _signal(pid, signal.SIGCONT)
         return True
+
+
+def _signal(pid: int, sig: int) -> bool:
+    """Sends `sig`; False when the process is gone already."""
+    try:
+        os.kill(pid, sig)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 async def run(address: str, faults: Faults, args) -> tuple[Tally, dict[str, int]]:
