@@ -378,7 +378,8 @@ class App:
 
 async def _redis_ok(redis: AsyncRedis) -> bool:
     try:
-        await asyncio.wait_for(redis.ping(), HEALTH_EVERY)
+        async with asyncio.timeout(HEALTH_EVERY):
+            await redis.ping()
         return True
     except (RedisError, OSError, TimeoutError):
         return False
@@ -408,7 +409,8 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, h
         now = failures < FAILED_PINGS
         if now and tick % MEMORY_EVERY == 0:
             try:
-                verdict = memory_verdict(await asyncio.wait_for(redis.info("memory"), HEALTH_EVERY))
+                async with asyncio.timeout(HEALTH_EVERY):
+                    verdict = memory_verdict(await redis.info("memory"))
             except (RedisError, OSError, TimeoutError):
                 verdict = jobs.store_full
             if verdict != jobs.store_full:
