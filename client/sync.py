@@ -107,8 +107,11 @@ class Client(ClientCore["FrameStream", SolveResult]):
         Yields one BatchItem per board in input order while later boards are
         still being sent. At most `window` boards are sent and unanswered at
         once, so memory stays bounded whatever the input's length. A bad
-        board is an item with `error` set; the rest go on. A dropped call is
-        resumed from the first unanswered board (client.batches).
+        board is an item with `error` set; the rest go on. A call that
+        breaks off (UNAVAILABLE, or ended early) is resumed from the first
+        unanswered board (client.batches); any other error, or
+        `retry.attempts` breaks with no reply between, raises SudokuError
+        after every item that arrived: the boards after the last remain.
         """
         call = batches.count_batch(limit, max_steps, time_limit_ms, include_solution)
         return _Batch(self, call, chunks(boards, 1), window, timeout).results()
@@ -122,9 +125,12 @@ class Client(ClientCore["FrameStream", SolveResult]):
         Yields a CountChunk per `chunk` boards, in input order (its items()
         gives BatchItems like count_batch). At most `window` chunks are sent
         and unanswered at once. A bad board is in its chunk's `errors`; the
-        rest go on. A dropped call is resumed from the first unanswered
-        chunk (client.batches). A chunk is sent when full, so boards that
-        trickle in slowly are better sent with count_batch.
+        rest go on. A call that breaks off (UNAVAILABLE, or ended early)
+        is resumed from the first unanswered chunk (client.batches); any
+        other error, or `retry.attempts` breaks with no reply between,
+        raises SudokuError after every chunk that arrived: the boards after
+        the last remain. A chunk is sent when full, so boards that trickle
+        in slowly are better sent with count_batch.
         """
         call = batches.count_many(limit, max_steps, time_limit_ms, include_solution)
         return _Batch(self, call, chunks(boards, chunk), window, timeout).results()
@@ -137,7 +143,8 @@ class Client(ClientCore["FrameStream", SolveResult]):
                    timeout: float | None = None) -> Iterator[pb.GradeReply]:
         """Grades every board of `boards` (read lazily) through GradeMany,
         `chunk` a message; yields one GradeReply per board, in input order,
-        `index` its position, `error` set for a board that could not be graded."""
+        `index` its position, `error` set for a board that could not be graded.
+        Resumed like count_many."""
         for grades in _Batch(self, batches.grade_many(), chunks(boards, chunk), window, timeout).results():
             yield from grades
 

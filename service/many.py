@@ -32,7 +32,7 @@ from service.decoding import Undecodable
 from service.queueing import Jobs, new_job_id
 from service.replies import item_error
 from service.validate import Invalid
-from service.waiting import JobFailed
+from service.waiting import JobFailed, ResultLost
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -159,6 +159,10 @@ class ManyCounter:
                 result = await self.jobs.run("worker.jobs.count_many", spec, keys.QUEUE_BATCH, granted_ms)
                 used_ms = result["work_ms"]
             except JobFailed as exc:  # that job's boards get the error; the call goes on
+                if not await redis.exists(key):
+                    # It failed for want of its boards: they went with a job
+                    # store that restarted between their write and the job's.
+                    raise ResultLost(key) from None
                 result = exc
             return result
         finally:

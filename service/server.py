@@ -40,7 +40,7 @@ from service.relay import Relay, Trimmed
 from service.replies import count_reply, grade_reply, hint_reply
 from service.stops import Stops
 from service.validate import Invalid
-from service.waiting import JobFailed, JobLost, JobStuck
+from service.waiting import JobFailed, JobLost, JobStuck, ResultLost
 from service.watched import Watched
 from sudoku import connections, keys
 from sudoku.v1 import sudoku_pb2 as pb
@@ -74,6 +74,11 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
     if isinstance(exc, ResponseError) and str(exc).startswith("OOM"):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
+    if isinstance(exc, ResultLost):
+        return grpc.StatusCode.UNAVAILABLE, (
+            f"the job store lost this call's job {exc.job_id} (it restarted); send the requests not yet "
+            "answered again"
+        )
     if isinstance(exc, JobLost):
         return grpc.StatusCode.NOT_FOUND, (
             f"job_id: the frames of job {exc.job_id} are gone (they expired, or were lost with a Redis "
@@ -307,10 +312,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def _unary(self, func: str, spec, cache_key, time_limit_ms: int):
         """A job's result, or the cached one; a fresh result is cached."""
         key = cache_key(spec) if self.cache.enabled else None
-        try:
-            result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
-        except JobLost as exc:  # the call holds its request: a retry queues it again
-            raise Unavailable(f"the job store lost this call's job {exc.job_id} (it restarted); retry") from None
+        result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
         if key is not None and not cached:
             self.cache.put_later(key, result)
         return result

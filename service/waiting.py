@@ -4,7 +4,8 @@ A unary job's result is awaited by blocking on RQ's own result stream
 through the hub (service/hub.py), never by polling; a solve's frames are
 awaited the same way by its relay (service/relay.py). While nothing comes, a
 waiter asks every IDLE_CHECK_S whether the job can still end (alive): a job
-whose state vanished with its Redis (JobLost) or that has run past its own
+whose state vanished with its Redis (JobLost; ResultLost for a job whose
+result a call awaits) or that has run past its own
 timeout with no worker taking it over (JobStuck) never will. A job that
 failed on every attempt ends its waiters with JobFailed.
 """
@@ -55,6 +56,15 @@ class JobLost(Exception):
         self.job_id = job_id
 
 
+class ResultLost(JobLost):
+    """A job lost while a call waited for its result (a unary call, or a
+    part of a batch call). Unlike a watched job's frames, which the caller
+    of Watch may not hold the request of, this call's caller holds every
+    request not yet answered and can send it again: the call ends
+    UNAVAILABLE, which the client library retries (client/batches.py
+    resends a batch call's unanswered requests)."""
+
+
 class JobStuck(Exception):
     """The job has been running for longer than its own timeout: no worker
     is making progress on it (they are all stopped, or gone)."""
@@ -101,7 +111,10 @@ async def result(hub: StreamHub, job_id: str) -> Any:
     while True:
         batch = await hub.wait(key, after, IDLE_CHECK_S)
         if not batch:
-            await alive(hub.waker, job_id)
+            try:
+                await alive(hub.waker, job_id)
+            except JobLost:
+                raise ResultLost(job_id) from None
             batch = await hub.read(key, after)  # it may have ended meanwhile
         for result_id, payload in batch:
             kind, value, exc_string = read_result(payload)

@@ -223,10 +223,10 @@ def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch)
     assert result["incomplete"] == [i for i, b in enumerate(hard) if not engine.count(b, limit=2, max_steps=1)[1]]
 
 
-def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, redis):
-    """Both workers are kept busy while the boards of the waiting CountMany
-    job are taken away: the job fails on every attempt, its boards are
-    ABORTED with the reason, and the next request is counted."""
+def count_while_the_boards_are_tampered_with(stub, redis, tamper) -> list[pb.CountManyReply]:
+    """A CountMany call of two requests; both workers are kept busy while
+    `tamper(redis, key)` is done to the boards of the first request's
+    waiting job. Its replies (or its error)."""
     busy = [stub.Solve(pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE, time_limit_ms=1500),
                        timeout=TIMEOUT) for _ in range(2)]
     for call in busy:
@@ -247,20 +247,42 @@ def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, re
         while time.monotonic() < deadline:
             first = next((k for k in redis.scan_iter(keys.boards("*")) if k not in earlier), None)
             if first is not None:
-                redis.delete(first)
+                tamper(redis, first)
                 taken.set()
                 return
 
     thief = threading.Thread(target=take_the_boards)
     thief.start()
-    replies = list(stub.CountMany(requests(), timeout=TIMEOUT))
-    thief.join()
-    for call in busy:
-        call.cancel()
+    try:
+        return list(stub.CountMany(requests(), timeout=TIMEOUT))
+    finally:
+        thief.join()
+        for call in busy:
+            call.cancel()
+
+
+def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, redis):
+    """The boards of a waiting CountMany job are spoiled: the job fails on
+    every attempt, its boards are ABORTED with the reason, and the next
+    request is counted."""
+    spoil = lambda redis, key: redis.set(key, b"x" * 162, keepttl=True)  # noqa: E731
+    replies = count_while_the_boards_are_tampered_with(stub, redis, spoil)
     assert [(e.index, e.error.code) for e in replies[0].errors] == [(0, ABORTED), (1, ABORTED)]
-    assert "LookupError: the boards of this job" in replies[0].errors[0].error.message
+    assert "ValueError: board 0: cell r1c1" in replies[0].errors[0].error.message
     assert list(replies[0].verdicts) == [0, 0] and list(replies[0].complete) == [False, False]
     assert list(replies[1].verdicts) == [V.UNIQUE]
+
+
+def test_a_job_whose_boards_are_gone_ends_the_call_unavailable(stub, redis):
+    """The boards of a waiting CountMany job are gone while the job is not:
+    what a Redis that restarted empty between their write and the job's
+    leaves. The job fails for want of them; the call ends UNAVAILABLE, so
+    that its client sends the requests not yet answered again
+    (client/batches.py), as for a job lost whole."""
+    with pytest.raises(grpc.RpcError) as caught:
+        count_while_the_boards_are_tampered_with(stub, redis, lambda redis, key: redis.delete(key))
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "the job store lost this call's job" in caught.value.details()
 
 
 def maximal(boards: list[str]) -> pb.CountManyRequest:
