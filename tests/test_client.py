@@ -18,7 +18,7 @@ import grpc
 import pytest
 
 from client import AsyncClient, Client, Retry, SudokuError
-from client.frames import Drawing, draw
+from client.frames import Drawing, FrameError, draw
 from rq.job import Job
 from sudoku import keys
 from service.config import Settings
@@ -101,6 +101,16 @@ def test_watch_draws_the_search_to_the_solution(client):
 def test_attach_replays_a_finished_job(client):
     frames = list(client.watch(WIKIPEDIA, steps_per_frame=5, unpaced=True))
     assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == attached(frames, 3)
+
+
+def test_a_drawing_starts_at_a_keyframe(client):
+    """A drawing starts at a frame with a board (a stream's first frame
+    always has one); one without cannot be drawn, and the error says why."""
+    frames = list(client.watch(HARD, duration=0.5, fps=20, strategy="naive"))
+    assert frames[0].board
+    plain = next(f for f in frames if not f.board)
+    with pytest.raises(FrameError, match=rf"first frame \({plain.seq}\) has no board"):
+        Drawing().apply(plain)
 
 
 def test_pause_and_resume_continue_without_a_gap(client):
