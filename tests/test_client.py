@@ -21,7 +21,6 @@ from client import AsyncClient, Client, Retry, SudokuError
 from client.frames import Drawing, FrameError, draw
 from rq.job import Job
 from sudoku import keys
-from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
@@ -139,7 +138,8 @@ class Restarting:
 
     def __init__(self, redis_url: str):
         port = free_port()
-        self.settings = lambda: Settings.from_env({}, redis_url=redis_url, listen=f"127.0.0.1:{port}", workers=0)
+        # Any HTTP port (make_settings): the default 8080 may be taken.
+        self.settings = lambda: make_settings(redis_url, listen=f"127.0.0.1:{port}")
         self.running = [ServiceThread(self.settings()).start()]
         self.address = self.running[0].address
 

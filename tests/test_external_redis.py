@@ -29,8 +29,7 @@ from client.frames import draw
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, supervise_in_background
-from worker.supervisor import Supervisor
+from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, workers_and_service
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -50,13 +49,8 @@ def stack(tmp_path):
         pytest.skip(message)
     redis_server = SystemRedis(str(tmp_path)).start()
     assert redis_server.version().startswith("7."), redis_server.version()
-    workers = Supervisor(2, redis_server.url)
-    workers.start()
-    supervise_in_background(workers)
-    service = ServiceThread(make_settings(redis_server.url)).start()
-    yield redis_server, service
-    service.stop()
-    workers.stop()
+    with workers_and_service(redis_server.url) as service:
+        yield redis_server, service
     redis_server.kill()
 
 
