@@ -232,7 +232,16 @@ def lose_everything(redis_server: SystemRedis, how: str) -> None:
         redis_server.start()
     else:
         with Redis.from_url(redis_server.url) as redis:
-            redis.flushall()
+            # The workers stand still meanwhile, so that no job out finishes
+            # first: every one is lost, the running ones with the queued.
+            pids = [worker.pid for worker in Worker.all(connection=redis)]
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                redis.flushall()
+            finally:
+                for pid in pids:
+                    os.kill(pid, signal.SIGCONT)
 
 
 @pytest.mark.parametrize("method", ["count_many", "count_batch"])
