@@ -29,7 +29,7 @@ def count_reply(result: dict, index: int = 0) -> pb.CountReply:
 def hint_reply(result: dict) -> pb.HintReply:
     """A hint job's result (worker.hints: proto field names, enums by name)
     as its reply. The constructor reads such a dict as json_format.ParseDict
-    does, 20 times faster (6 µs against 126)."""
+    does, many times faster: this is on every hint's path."""
     return pb.HintReply(**result)
 
 
