@@ -1,10 +1,12 @@
 """The page at `/` (service/static/) in a real headless Chromium, driven by
 Selenium through Debian's chromium-driver, against the real service: load
-a puzzle, play, take a hint, watch naive and MRV solve to the end and
-compare the drawn grids with the solution, stop, resume and reset; a web
-game on another origin calls the API through CORS. Screenshots go to the
-test's temporary folder. Also: the committed client bundle is what
-`make web` makes from the proto.
+a puzzle, play, take hints that go on from the player's pencil marks (their
+sentences, patterns and eliminations), see wrong entries and marks named,
+generate a puzzle of a level, watch naive and MRV solve to the end and
+compare the drawn grids with the solution, stop (Cancel), resume and
+reset; a web game on another origin calls the API through CORS.
+Screenshots go to the test's temporary folder. Also: the committed client
+bundle is what `make web` makes from the proto.
 
 Skipped, saying so, where Chromium or its driver is missing; .ci/run
 installs both (apt), so CI runs it.
@@ -22,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
+from worker import engine, logic
 
 # A browser, and a wait for each drawing: seconds a test.
 pytestmark = pytest.mark.slow
@@ -33,6 +37,9 @@ CHROMEDRIVER = shutil.which("chromedriver")
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 HARDEST = (ROOT / "tests/data/norvig_hardest.txt").read_text().split()[0]  # naive: 671,215 steps
+# From magictour_top1465: with every candidate pencilled in, its first step is
+# an elimination (pointing: 4 of box 4 is in column 3, so not in r7c3, r8c3).
+POINTING = "........1...2.9.8..4.....7.8...9..3.9...3..642..1.6......68.5..1....53...75......"
 WAIT_S = 60
 
 needs_chromium = pytest.mark.skipif(
@@ -67,8 +74,22 @@ def wait_for(driver, script: str, *args, timeout: float = WAIT_S):
     """Waits until the JavaScript expression `script` is truthy; returns its value."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
-        lambda d: d.execute_script(f"return {script}", *args))
+    from selenium.common.exceptions import TimeoutException
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+            lambda d: d.execute_script(f"return {script}", *args))
+    except TimeoutException:
+        raise AssertionError(f"waited {timeout} s for {script}; the page says: {said(driver)}") from None
+
+
+def said(driver) -> dict:
+    """What the page shows in words, and where each watcher is: for a failure's message."""
+    return driver.execute_script(
+        "return {status: document.getElementById('puzzle-status').textContent,"
+        " hint: document.getElementById('hint-text').textContent,"
+        " watchers: [...document.querySelectorAll('.watcher')].map(w => ({...w.dataset,"
+        " counters: w.querySelector('.counters').textContent}))}")
 
 
 def drawn(driver, root: str) -> str:
@@ -81,6 +102,37 @@ def drawn(driver, root: str) -> str:
 def cell_classes(driver, root: str, cell: int) -> list[str]:
     return driver.execute_script(
         "return [...document.querySelectorAll(arguments[0] + ' .cell')][arguments[1]].className.split(' ')", root, cell)
+
+
+def cells_with(driver, name: str) -> list[int]:
+    """The cells of the game's grid that have class `name`."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#game .cell')].flatMap((c, i) => c.classList.contains(arguments[0])"
+        " ? [i] : [])", name)
+
+
+def marks(driver, cell: int) -> dict[str, str]:
+    """The pencil marks a cell of the game shows: digit -> its class ('' for a plain mark)."""
+    return driver.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#game .cell')[arguments[0]]"
+        ".querySelectorAll('.marks span')].filter(s => s.textContent).map(s => [s.textContent, s.className]))", cell)
+
+
+def hint(driver) -> str:
+    """Takes a hint; its words, once they are there."""
+    driver.execute_script("document.getElementById('hint-text').dataset.kind = ''")
+    click(driver, "#hint")
+    return wait_for(driver, "document.getElementById('hint-text').dataset.kind && "
+                            "document.getElementById('hint-text').innerText")
+
+
+def unit_cells(kind: str, index: int) -> set[int]:
+    if kind == "row":
+        return {(index - 1) * 9 + c for c in range(9)}
+    if kind == "column":
+        return {r * 9 + index - 1 for r in range(9)}
+    top, left = (index - 1) // 3 * 3, (index - 1) % 3 * 3
+    return {(top + r) * 9 + left + c for r in range(3) for c in range(3)}
 
 
 def press(driver, *keys: str) -> None:
@@ -128,15 +180,14 @@ def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp
     # r1c3 (cell 2) can only be 1, 2 or 4; pencil in 4 and 5, then ask for a hint.
     browser.find_elements("css selector", "#game .cell")[2].click()
     press(browser, "p", "4", "5", "p")
-    assert browser.execute_script("return document.querySelectorAll('#game .cell')[2].textContent") == "45"
-    click(browser, "#hint")
-    reason = wait_for(browser, "document.getElementById('hint-text').textContent.includes(':') && "
-                               "document.getElementById('hint-text').textContent")
-    assert "1 pencil mark ruled out" in reason  # the 5: a given of row 1
-    assert browser.execute_script("return document.querySelectorAll('#game .cell')[2].textContent") == "4"
-    target = browser.execute_script("return [...document.querySelectorAll('#game .cell')].findIndex("
-                                    "c => c.classList.contains('hint-cell'))")
-    assert target >= 0 and f"r{target // 9 + 1}c{target % 9 + 1} =" in reason
+    assert marks(browser, 2) == {"4": "", "5": ""}
+    words = hint(browser)
+    # The marks went with the request: the 5 (a given of row 1) is crossed
+    # out, which leaves r1c3 a naked single on the player's marks.
+    assert "r1c3 = 4" in words and "Naked single: r1c3 has no candidate left but 4" in words, words
+    assert "1 pencil mark crossed out" in words
+    assert marks(browser, 2) == {"4": "placement", "5": "eliminated"}
+    assert cells_with(browser, "hint-cell") == [2]
     browser.save_screenshot(str(tmp_path / "hint.png"))
 
     # A value twice in a row is shown at once; erasing it clears the conflict.
@@ -155,6 +206,71 @@ def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp
     assert drawn(browser, "#game") == SOLVED
     wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Solved')")
     browser.save_screenshot(str(tmp_path / "solved.png"))
+
+
+@needs_chromium
+def test_hints_go_on_from_the_pencil_marks_crossing_out_and_highlighting(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, POINTING)
+    click(browser, "#fill-marks")
+    wait_for(browser, "document.getElementById('hint-text').textContent.startsWith('Every blank cell')")
+    assert marks(browser, 56) == {"2": "", "3": "", "4": "", "9": ""}
+
+    words = hint(browser)
+    assert browser.execute_script("return document.getElementById('hint-text').dataset.kind") == "ELIMINATION"
+    assert "Cross out 4 in r7c3, r8c3" in words
+    assert "pointing (medium, on 4)" in words
+    assert "Pointing: in box 4, 4 can only go in column 3, so 4 is not in r7c3 or r8c3." in words
+    # The pattern (the 4s of box 4), its units (box 4, column 3), the cells losing a mark.
+    assert cells_with(browser, "hint-pattern") == [29, 47]
+    assert marks(browser, 29)["4"] == marks(browser, 47)["4"] == "pattern-0"
+    assert set(cells_with(browser, "hint-unit")) == unit_cells("box", 4) | unit_cells("column", 3)
+    assert cells_with(browser, "hint-elim") == [56, 65]
+    assert marks(browser, 56) == {"2": "", "3": "", "4": "eliminated", "9": ""}
+    browser.save_screenshot(str(tmp_path / "elimination.png"))
+
+    # The 4s are gone from the player's marks, so the next hint goes on from there.
+    words = hint(browser)
+    assert "Cross out 5 in r1c2, r2c2" in words, words
+    assert marks(browser, 56) == {"2": "", "3": "", "9": ""}
+    assert cells_with(browser, "hint-elim") == [1, 10]
+
+
+@needs_chromium
+def test_a_wrong_entry_and_wrong_pencil_marks_are_named(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    browser.find_elements("css selector", "#game .cell")[2].click()  # r1c3, 4 in the solution
+    press(browser, "p", "1", "2", "p")
+    words = hint(browser)
+    assert "Your pencil marks in r1c3 leave out 4" in words, words
+    assert cells_with(browser, "hint-wrong") == [2]
+    assert marks(browser, 2) == {"1": "", "2": "", "4": "missing"}
+    browser.save_screenshot(str(tmp_path / "wrong-marks.png"))
+
+    press(browser, "1")  # breaks no rule, but the solution has 4 there
+    words = hint(browser)
+    assert "r1c3 = 1 is wrong" in words and "the solution has 4 there" in words, words
+    assert cells_with(browser, "hint-wrong") == [2]
+
+
+@needs_chromium
+def test_generate_fills_the_grid_with_a_unique_puzzle_of_the_level(browser, service, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    Select(browser.find_element("id", "level")).select_by_visible_text("hard")
+    click(browser, "#generate")
+    status = wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Generated') && "
+                               "document.getElementById('puzzle-status').textContent")
+    puzzle = drawn(browser, "#game")
+    assert puzzle != WIKIPEDIA
+    assert engine.count(puzzle, limit=2) == (1, True)
+    assert logic.grade(puzzle).level_name == "hard"
+    assert "Grade: hard (score " in status, status
+    assert all("given" in cell_classes(browser, "#game", c) for c in range(81) if puzzle[c] != ".")
+    browser.save_screenshot(str(tmp_path / "generated.png"))
 
 
 @needs_chromium
