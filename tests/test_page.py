@@ -297,47 +297,84 @@ def test_the_empty_board_takes_naive_701_steps(browser, service, tmp_path):
     Select(browser.find_element("id", "builtin")).select_by_visible_text("Empty board")
     wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Loaded')")
     watch_to_the_end(browser, 2000)
-    assert step_table(browser)["naive"][0] == "701"
+    table = step_table(browser)
+    assert table["naive"] == ["701", "391", "310", "solved"]  # 81 placements kept, 310 taken back and redone
+    steps, placements, retractions = (int(n.replace(",", "")) for n in table["mrv"][:3])
+    assert table["mrv"][3] == "solved" and steps == placements + retractions and placements - retractions == 81
     for root in ("#watch-naive", "#watch-mrv"):
         assert is_completion("." * 81, drawn(browser, root)), root
     browser.save_screenshot(str(tmp_path / "empty.png"))
 
 
+def watcher(driver, root: str) -> dict[str, str]:
+    return driver.execute_script("return {...document.querySelector(arguments[0]).dataset}", root)
+
+
+def all_states(driver, state: str, negate: bool = False) -> None:
+    test = "!==" if negate else "==="
+    wait_for(driver, f"[...document.querySelectorAll('.watcher')].every(w => w.dataset.state {test} '{state}')")
+
+
 @needs_chromium
-def test_stop_resume_and_reset_do_what_they_say(browser, service, tmp_path):
+def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browser, service, stub, tmp_path):
     from selenium.webdriver.support.ui import Select
 
     browser.get(page_url(service))
     load(browser, HARDEST)
-    Select(browser.find_element("id", "duration")).select_by_value("5000")
+    Select(browser.find_element("id", "duration")).select_by_value("2000")
     click(browser, "#watch-start")
-    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 20")
-    click(browser, "#watch-stop")  # the streams end: no more frames drawn
-    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state !== 'running')")
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 10")
+    click(browser, "#watch-stop")
+    all_states(browser, "running", negate=True)
     browser.save_screenshot(str(tmp_path / "stopped.png"))
-    stopped_at = drawn(browser, "#watch-naive"), browser.execute_script(
-        "return document.getElementById('watch-naive').dataset.seq")
+    stopped = watcher(browser, "#watch-naive")
+    board = drawn(browser, "#watch-naive")
     browser.execute_script("return new Promise(r => setTimeout(r, 700))")
-    assert (drawn(browser, "#watch-naive"), browser.execute_script(
-        "return document.getElementById('watch-naive').dataset.seq")) == stopped_at
+    assert (watcher(browser, "#watch-naive"), drawn(browser, "#watch-naive")) == (stopped, board), "drawn on"
+    assert stopped["state"] == "stopped" and 0 < int(stopped["step"]) < 671_215
 
-    click(browser, "#watch-resume")  # Watch from the last seq drawn: on to the end
-    resumed_at = wait_for(browser, "document.getElementById('watch-naive').dataset.seq !== arguments[0] && "
-                                   "Number(document.getElementById('watch-naive').dataset.seq)", stopped_at[1])
-    assert resumed_at > int(stopped_at[1]), "resumed after the last frame drawn, not from the start"
-    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+    # Stop was Cancel: the job's own frames now end CANCELLED, where its stream was.
+    for root, total in (("#watch-naive", 671_215), ("#watch-mrv", 1_675)):
+        frames = list(stub.Watch(pb.WatchRequest(job_id=watcher(browser, root)["job"], unpaced=True), timeout=30))
+        assert frames[-1].outcome == pb.CANCELLED, root
+        assert int(watcher(browser, root)["step"]) <= frames[-1].counters.steps < total, root
+
+    # Resume is Watch from the last seq drawn (of the same search, started again): the
+    # first frame drawn is the next one, and it starts at the step the drawing stopped at.
+    click(browser, "#watch-resume")
+    resumed = wait_for(browser, "document.getElementById('watch-naive').dataset.resumedAt")
+    assert resumed == f"{int(stopped['seq']) + 1} {stopped['step']}"
+    all_states(browser, "done")
+    assert watcher(browser, "#watch-naive")["job"] != stopped["job"]
     solution = drawn(browser, "#watch-mrv")
     assert is_completion(HARDEST, solution)
     assert drawn(browser, "#watch-naive") == solution
-    assert step_table(browser)["naive"][0] == "671,215"
+    assert step_table(browser)["naive"] == ["671,215", "335,637", "335,578", "solved"]
     browser.save_screenshot(str(tmp_path / "resumed.png"))
 
-    click(browser, "#watch-reset")  # Watch from 0: the same search from its start
+    # Reset is Watch from 0: the same job's search from its start, to the end again.
+    finished = watcher(browser, "#watch-naive")["job"]
+    click(browser, "#watch-reset")
     wait_for(browser, "document.getElementById('watch-naive').dataset.state === 'running' && "
-                      "Number(document.getElementById('watch-naive').dataset.seq) < 20")
-    assert step_table(browser)["naive"][0] == ""
-    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+                      "Number(document.getElementById('watch-naive').dataset.seq) < 10")
+    assert "final" not in browser.find_element("css selector", "#step-table tr[data-strategy=naive]").get_attribute("class")
+    assert watcher(browser, "#watch-naive")["job"] == finished
+    all_states(browser, "done")
     assert drawn(browser, "#watch-naive") == solution
+    assert step_table(browser)["naive"][0] == "671,215"
+
+    # Reset after a Stop: the cancelled job would end where it stopped, so a new one plays from 0.
+    click(browser, "#watch-reset")
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 10")
+    click(browser, "#watch-stop")
+    all_states(browser, "running", negate=True)
+    click(browser, "#watch-reset")
+    wait_for(browser, "document.getElementById('watch-naive').dataset.state === 'running' && "
+                      "Number(document.getElementById('watch-naive').dataset.seq) < 10")
+    all_states(browser, "done")
+    assert watcher(browser, "#watch-naive")["job"] != finished
+    assert drawn(browser, "#watch-naive") == solution
+    assert step_table(browser)["naive"][0] == "671,215"
 
 
 FOREIGN_PAGE = """<!doctype html><title>waiting</title>

@@ -533,8 +533,20 @@ const OUTCOMES = {
   [Outcome.GAVE_UP]: "gave up (step cap or time limit)",
   [Outcome.CANCELLED]: "cancelled",
 };
+// A new job's frames reach the seq a resume asks for within moments; Watch
+// refuses a seq past the frames written so far, so it is asked again.
+const CATCH_UP_S = 30;
+// A stopped stream's CANCELLED frame comes within one frame interval and 200 ms.
+const STOP_GRACE_MS = 2000;
 
-/** One strategy's board: its job, and the drawing of the frames seen so far. */
+/** One strategy's board: its job, and the drawing of the frames seen so far.
+ *
+ * Stop is Cancel: the search and every playback of the job end for good
+ * (a spectator's too). Resume is Watch from the last seq drawn: as the
+ * cancelled job now ends there, Resume first starts the same request again,
+ * whose search and frames are the same (replays are exact), and watches
+ * the new job from that seq. Reset is Watch from 0, of the same job while
+ * it can still play to its end, else of a new one. */
 class Watcher {
   constructor(figure, strategy) {
     this.figure = figure;
@@ -542,7 +554,9 @@ class Watcher {
     this.cells = makeGrid(figure.querySelector(".grid"));
     this.countersText = figure.querySelector(".counters");
     this.row = document.querySelector(`#step-table tr[data-strategy="${figure.dataset.strategy}"]`);
+    this.request = null;
     this.jobId = "";
+    this.cancelled = false; // this job was stopped (or never named): its frames end where it stopped
     this.controller = null;
     this.clear();
   }
@@ -550,7 +564,9 @@ class Watcher {
   clear() {
     this.controller?.abort();
     this.controller = null;
+    this.request = null;
     this.jobId = "";
+    this.cancelled = false;
     this.restart();
     this.setState("idle");
   }
@@ -561,19 +577,20 @@ class Watcher {
     this.givens = BLANK;
     this.entries = BLANK;
     this.seq = 0n;
+    this.lastStep = 0n;
     this.cursor = -1;
     this.counters = null;
     this.total = 0n;
     this.outcome = Outcome.OUTCOME_UNSPECIFIED;
     this.solution = "";
+    delete this.figure.dataset.resumedAt;
     this.draw();
-    this.countersText.textContent = "";
-    this.row.querySelectorAll("td").forEach((td) => { td.textContent = ""; });
   }
 
   setState(state) {
     this.state = state;
     this.figure.dataset.state = state;
+    this.draw();
   }
 
   get done() {
@@ -592,6 +609,7 @@ class Watcher {
     for (let i = 0; i + 1 < moves.length; i += 2) this.board[moves[i]] = moves[i + 1] ? String(moves[i + 1]) : ".";
     if (frame.board) this.board = frame.board.split("");
     this.seq = frame.seq;
+    this.lastStep = frame.lastStep;
     this.cursor = frame.cursor;
     if (frame.counters) this.counters = frame.counters;
     if (frame.totalSteps) this.total = frame.totalSteps;
@@ -612,32 +630,32 @@ class Watcher {
       div.classList.toggle("search", value !== "." && this.givens[cell] === "." && this.entries[cell] === ".");
       div.classList.toggle("cursor", cell === this.cursor);
     });
+    // Where the drawing is, and which job (another client may Watch it too).
     this.figure.dataset.seq = String(this.seq);
-    if (!this.counters) return;
+    this.figure.dataset.step = String(this.lastStep);
+    this.figure.dataset.job = this.jobId;
+    const cells = this.row.querySelectorAll("td");
+    this.row.classList.toggle("final", this.done);
+    if (!this.counters) {
+      this.countersText.textContent = "";
+      cells.forEach((td) => { td.textContent = ""; });
+      if (this.state === "running") cells[3].textContent = "starting";
+      return;
+    }
     const { steps, placements, retractions } = this.counters;
+    [steps, placements, retractions].forEach((n, i) => { cells[i].textContent = number(n); });
+    const counts = `${number(placements)} placements, ${number(retractions)} retractions`;
+    const of = this.total ? ` of ${number(this.total)}` : "";
     if (this.done) {
       const outcome = OUTCOMES[this.outcome] ?? "over";
-      this.countersText.textContent =
-        `${number(steps)} steps in all: ${number(placements)} placements, ${number(retractions)} retractions; ${outcome}.`;
-      const cells = this.row.querySelectorAll("td");
-      [steps, placements, retractions].forEach((n, i) => { cells[i].textContent = number(n); });
+      this.countersText.textContent = `${number(steps)} steps in all: ${counts}; ${outcome}.`;
       cells[3].textContent = outcome;
+    } else if (this.state === "stopped") {
+      this.countersText.textContent = `stopped at step ${number(steps)}${of}: ${counts}`;
+      cells[3].textContent = "stopped";
     } else {
-      const of = this.total ? ` of ${number(this.total)}` : "";
-      this.countersText.textContent =
-        `step ${number(steps)}${of}: ${number(placements)} placements, ${number(retractions)} retractions`;
-    }
-  }
-
-  /** Draws a stream's frames until it ends, is stopped, or fails. */
-  async follow(stream) {
-    this.setState("running");
-    try {
-      for await (const frame of stream) this.apply(frame);
-      this.setState(this.done ? "done" : "stopped");
-    } catch (error) {
-      this.setState(this.done ? "done" : "stopped");
-      if (!aborted(error)) throw error;
+      this.countersText.textContent = `step ${number(steps)}${of}: ${counts}`;
+      cells[3].textContent = this.state === "running" ? "playing" : "";
     }
   }
 
@@ -647,33 +665,149 @@ class Watcher {
     return { signal: this.controller.signal };
   }
 
+  /** Draws a stream's frames until it ends, is stopped, or fails. Frames
+   *  come in runs (Pacing.runs): each is drawn one 1/fps after the one
+   *  before, on this page's clock, from the first frame received. */
+  async play(stream, signal, resumed = false) {
+    // Stop, Reset or a new Watch take the controller: this stream then draws
+    // nothing more (after a Stop it is read to its end, see stop()).
+    const current = () => !signal.aborted && this.controller?.signal === signal;
+    this.setState("running");
+    let start = null;
+    let index = 0;
+    try {
+      for await (const message of stream) {
+        for (const frame of [message, ...message.nextFrames]) {
+          if (!current()) continue;
+          this.fps = frame.job?.pacing?.fps || this.fps || FPS;
+          start ??= performance.now();
+          const wait = start + (index++ * 1000) / this.fps - performance.now();
+          if (wait > 0) await pause(wait, signal);
+          if (!current()) continue;
+          if (resumed && index === 1) this.figure.dataset.resumedAt = `${frame.seq} ${frame.firstStep}`;
+          this.apply(frame);
+        }
+      }
+    } catch (error) {
+      if (current() && !aborted(error)) throw error;
+    } finally {
+      if (current()) this.setState(this.done ? "done" : "stopped");
+    }
+  }
+
   start(givens, entries, durationMs) {
     this.clear();
-    const request = {
+    this.request = {
       board: givens, entries, strategy: this.strategy, view: View.SEARCH,
-      pacing: { durationMs: BigInt(durationMs), fps: FPS },
+      pacing: { durationMs: BigInt(durationMs), fps: FPS, runs: true },
     };
-    return this.follow(api.solve(request, this.call()));
+    const options = this.call();
+    return this.play(api.solve(this.request, options), options.signal);
   }
 
-  /** Stop ends the stream: the drawing stops where it is (a player's
-   * pause; the job goes on, so Resume can continue it). Cancel would end
-   * the job's playback for good: a Watch after it stops at the same point. */
+  /** Stop is Cancel; the drawing stops at once, where it is. */
   async stop() {
-    this.controller?.abort();
+    if (this.state !== "running") return;
+    const controller = this.controller;
     this.controller = null;
-    if (this.jobId && !this.done) this.setState("stopped");
+    this.setState("stopped");
+    // From now on this job cannot play to its end (Cancel stops it, or it
+    // was never named), so Resume and Reset run the request again. Set
+    // before Cancel answers: a Reset clicked meanwhile must not watch it.
+    this.cancelled = true;
+    if (!this.jobId) {
+      controller?.abort();
+      return;
+    }
+    // The stream is left open: with a stream open the service has a playback
+    // to stop, and it ends the stream itself with a CANCELLED frame once it
+    // has recorded where the job stopped (a stream closed at once could go
+    // before that, and a later Watch of the job would play on).
+    const leave = setTimeout(() => controller?.abort(), STOP_GRACE_MS);
+    try {
+      await api.cancel({ jobId: this.jobId });
+    } catch (error) {
+      clearTimeout(leave);
+      controller?.abort();
+      throw error;
+    }
   }
 
-  /** Resume is Watch from the last frame drawn. */
+  /** A job that can still play to its end: this one, unless it was
+   *  cancelled; else the same request again, a new job. */
+  async liveJob(signal) {
+    if (!this.cancelled) return this.jobId;
+    const call = new AbortController();
+    const leave = () => call.abort();
+    signal.addEventListener("abort", leave, { once: true });
+    try {
+      for await (const frame of api.solve(this.request, { signal: call.signal })) {
+        // The first frame names the job; the job goes on without this call.
+        this.jobId = frame.jobId;
+        this.cancelled = false;
+        break;
+      }
+    } finally {
+      signal.removeEventListener("abort", leave);
+      call.abort();
+    }
+    return this.jobId;
+  }
+
+  /** Watch(job, afterSeq), asked again while a new job's frames have not reached afterSeq yet. */
+  async *watchFrom(jobId, afterSeq, signal) {
+    const until = performance.now() + CATCH_UP_S * 1000;
+    for (let wait = 50; ; wait = Math.min(2 * wait, 1000)) {
+      let started = false;
+      try {
+        for await (const message of api.watch({ jobId, afterSeq, runs: true }, { signal })) {
+          started = true;
+          yield message;
+        }
+        return;
+      } catch (error) {
+        const early = error instanceof ConnectError && error.code === Code.InvalidArgument && afterSeq > 0n;
+        if (started || !early || performance.now() > until) throw error;
+      }
+      await pause(wait, signal);
+      if (signal.aborted) return;
+    }
+  }
+
+  /** Watches this job from `afterSeq`; or the same request again, a new
+   *  job, when this one was cancelled or its frames are gone. */
+  async replay(afterSeq, resumed) {
+    const options = this.call();
+    const { signal } = options;
+    this.setState("running");
+    try {
+      let jobId = await this.liveJob(signal);
+      try {
+        await this.play(this.watchFrom(jobId, afterSeq, signal), signal, resumed);
+      } catch (error) {
+        // Its frames expired (NOT_FOUND) or were trimmed (OUT_OF_RANGE): the same request again.
+        if (!(error instanceof ConnectError && [Code.NotFound, Code.OutOfRange].includes(error.code))) throw error;
+        this.cancelled = true;
+        jobId = await this.liveJob(signal);
+        await this.play(this.watchFrom(jobId, afterSeq, signal), signal, resumed);
+      }
+    } catch (error) {
+      if (signal.aborted || this.controller?.signal !== signal) return; // stopped, reset or cleared meanwhile
+      this.setState(this.done ? "done" : "stopped");
+      if (!aborted(error)) throw error;
+    }
+  }
+
+  /** Resume is Watch from the last seq drawn. */
   resume() {
-    return this.follow(api.watch({ jobId: this.jobId, afterSeq: this.seq }, this.call()));
+    return this.replay(this.seq, true);
   }
 
-  /** Reset is Watch from the start: the same search again. */
+  /** Reset is Watch from 0: the same search from its start. */
   reset() {
+    this.controller?.abort();
     this.restart();
-    return this.follow(api.watch({ jobId: this.jobId, afterSeq: 0n }, this.call()));
+    return this.replay(0n, false);
   }
 }
 
@@ -692,7 +826,7 @@ const watch = {
 
   update() {
     const states = this.watchers.map((w) => w.state);
-    const hasJobs = this.watchers.every((w) => w.jobId);
+    const hasJobs = this.watchers.every((w) => w.request);
     this.buttons.stop.disabled = !states.includes("running");
     this.buttons.resume.disabled = !hasJobs || states.includes("running") || !states.includes("stopped");
     this.buttons.reset.disabled = !hasJobs;
@@ -719,7 +853,8 @@ watch.buttons.start.addEventListener("click", () => {
   watch.all((w) => w.start(game.givens.join(""), game.entries.join(""), duration));
 });
 watch.buttons.stop.addEventListener("click", () => watch.all((w) => w.stop()));
-watch.buttons.resume.addEventListener("click", () => watch.all((w) => (w.done ? null : w.resume())));
+watch.buttons.resume.addEventListener("click", () =>
+  watch.all((w) => (w.state === "stopped" && !w.done ? w.resume() : null)));
 watch.buttons.reset.addEventListener("click", () => watch.all((w) => w.reset()));
 
 // ---- The token, for a service started with SUDOKU_AUTH_TOKEN.
