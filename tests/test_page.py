@@ -208,6 +208,43 @@ def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp
     browser.save_screenshot(str(tmp_path / "solved.png"))
 
 
+# Every control a player uses, and the three grids.
+CONTROLS = ("#builtin", "#puzzle-text", "#load", "#level", "#generate", "#game", "#keypad button", "#hint",
+            "#fill-marks", "#clear-entries", "#duration", "#watch-start", "#watch-stop", "#watch-resume",
+            "#watch-reset", "#watch-naive .grid", "#watch-mrv .grid", "#step-table")
+
+
+@needs_chromium
+def test_a_phone_sized_screen_plays_with_taps_and_nothing_runs_off_the_side(browser, service, tmp_path):
+    # A small phone, as Chromium's device emulation makes one: 360 CSS px wide, touch.
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 360, "height": 780, "deviceScaleFactor": 2, "mobile": True})
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True})
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    # (A page wider than the screen widens a phone's viewport to fit it, zoomed out.)
+    overflow = browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0].join(','))].flatMap(e => {"
+        " const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 360 ?"
+        " [`${e.id || e.textContent.trim() || e.className} ${r.left}-${r.right}`] : []})", list(CONTROLS))
+    assert overflow == [], f"off the side of a 360 px screen: {overflow}"
+    assert browser.execute_script("return [innerWidth, document.documentElement.scrollWidth]") == [360, 360]
+    # A cell of the board is big enough to tap, and the two watched boards share the width.
+    side = browser.execute_script("return document.querySelector('#game .cell').getBoundingClientRect().width")
+    assert side >= 32, side
+    naive, mrv = (browser.execute_script(f"return document.querySelector('{root} .grid').getBoundingClientRect()")
+                  for root in ("#watch-naive", "#watch-mrv"))
+    assert naive["top"] == mrv["top"] and naive["right"] <= mrv["left"]
+
+    # Played with taps on the keypad: r1c3 (cell 2) is 4; a 5 there clashes with r1c2's.
+    browser.find_elements("css selector", "#game .cell")[2].click()
+    click(browser, "#keypad button[data-digit='5']")
+    assert drawn(browser, "#game")[2] == "5" and "conflict" in cell_classes(browser, "#game", 2)
+    click(browser, "#keypad button[data-digit='4']")
+    assert drawn(browser, "#game")[2] == "4" and "conflict" not in cell_classes(browser, "#game", 2)
+    browser.save_screenshot(str(tmp_path / "phone.png"))
+
+
 @needs_chromium
 def test_hints_go_on_from_the_pencil_marks_crossing_out_and_highlighting(browser, service, tmp_path):
     browser.get(page_url(service))
