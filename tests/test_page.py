@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from client.frames import draw, split
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
 from worker import engine, logic
@@ -320,6 +321,7 @@ def test_watch_draws_naive_and_mrv_to_the_solution_with_the_players_entries(brow
     browser.save_screenshot(str(tmp_path / "watched.png"))
     for root in ("#watch-naive", "#watch-mrv"):
         assert drawn(browser, root) == SOLVED, root
+        assert cursor_cells(browser, root) == [], root  # the search is over: no cell being decided
         assert "entry" in cell_classes(browser, root, 2) and "given" in cell_classes(browser, root, 0)
         assert "search" in cell_classes(browser, root, 3), root  # a blank the search filled
     table = step_table(browser)
@@ -341,6 +343,12 @@ def test_the_empty_board_takes_naive_701_steps(browser, service, tmp_path):
     for root in ("#watch-naive", "#watch-mrv"):
         assert is_completion("." * 81, drawn(browser, root)), root
     browser.save_screenshot(str(tmp_path / "empty.png"))
+
+
+def cursor_cells(driver, root: str) -> list[int]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .cell')].flatMap((c, i) =>"
+        " c.classList.contains('cursor') ? [i] : [])", root)
 
 
 def watcher(driver, root: str) -> dict[str, str]:
@@ -375,6 +383,14 @@ def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browse
         frames = list(stub.Watch(pb.WatchRequest(job_id=watcher(browser, root)["job"], unpaced=True), timeout=30))
         assert frames[-1].outcome == pb.CANCELLED, root
         assert int(watcher(browser, root)["step"]) <= frames[-1].counters.steps < total, root
+        # The job plays in the duration chosen, and the page drew its frames by the proto's
+        # recipe up to the stop: the same board, the cursor on the frame's cell.
+        assert frames[0].job.pacing.duration_ms == 2000, root
+        seq = int(watcher(browser, root)["seq"])
+        at = [frame.seq for message in frames for frame in split(message)].index(seq)
+        assert drawn(browser, root) == draw(frames)[at], root
+        cursor = [frame.cursor for message in frames for frame in split(message)][at]
+        assert cursor >= 0 and cursor_cells(browser, root) == [cursor], root
 
     # Resume is Watch from the last seq drawn (of the same search, started again): the
     # first frame drawn is the next one, and it starts at the step the drawing stopped at.
