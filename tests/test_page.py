@@ -17,6 +17,7 @@ from __future__ import annotations
 import filecmp
 import functools
 import http.server
+import re
 import shutil
 import subprocess
 import threading
@@ -428,6 +429,36 @@ def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browse
     assert watcher(browser, "#watch-naive")["job"] != finished
     assert drawn(browser, "#watch-naive") == solution
     assert step_table(browser)["naive"][0] == "671,215"
+
+
+@needs_chromium
+def test_a_service_with_a_token_is_played_once_the_token_is_given(browser, custom_service, tmp_path):
+    running = custom_service(auth_token="page-secret")
+    browser.get(page_url(running))
+    status = "document.getElementById('puzzle-status')"
+    said_first = wait_for(browser, f"{status}.classList.contains('error') && {status}.textContent")
+    assert 'set the token under "Service" below' in said_first, said_first
+    assert browser.execute_script("return document.getElementById('settings').open")
+
+    def use(token: str) -> None:
+        field = browser.find_element("id", "token")
+        field.clear()
+        field.send_keys(token)
+        click(browser, "#token-form button")
+
+    use("not-it")
+    field = browser.find_element("id", "puzzle-text")
+    field.clear()
+    field.send_keys(WIKIPEDIA)
+    click(browser, "#load")  # "Use" said the token will be sent: a new error, not the first one
+    wrong = wait_for(browser, f"{status}.classList.contains('error') && {status}.textContent")
+    assert 'set the token under "Service" below' in wrong, wrong
+    use("page-secret")
+    load(browser, WIKIPEDIA)  # CountSolutions and Grade
+    assert re.search(r"r\dc\d = \d", hint(browser))  # Hint: the next placement
+    watch_to_the_end(browser, 2000)  # Solve, streamed
+    assert drawn(browser, "#watch-naive") == drawn(browser, "#watch-mrv") == SOLVED
+    browser.save_screenshot(str(tmp_path / "token.png"))
 
 
 FOREIGN_PAGE = """<!doctype html><title>waiting</title>
