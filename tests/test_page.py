@@ -28,7 +28,7 @@ import pytest
 from client.frames import draw, split
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
-from worker import engine, logic
+from worker import engine, hints, logic
 
 # A browser, and a wait for each drawing: seconds a test.
 pytestmark = pytest.mark.slow
@@ -273,6 +273,39 @@ def test_hints_go_on_from_the_pencil_marks_crossing_out_and_highlighting(browser
     assert "Cross out 5 in r1c2, r2c2" in words, words
     assert marks(browser, 56) == {"2": "", "3": "", "9": ""}
     assert cells_with(browser, "hint-elim") == [1, 10]
+
+
+# Boards whose first step, with every candidate pencilled in, has a
+# pattern in two groups (a finned X-wing: its fin) or a chain (an AIC).
+FINNED_X_WING = ".2..5.7..4..1....68....3...2....8..3.4..2.5.....6...1...2.9.....9......57.4...9.."
+AIC = ".2...3..48..7..39...7....61..3.7...8..6..213.5.........4.8....6..8.1..2..5...9..."
+
+
+@needs_chromium
+@pytest.mark.parametrize("board, name", [(FINNED_X_WING, "finned X-wing"), (AIC, "alternating inference chain")],
+                         ids=["fins", "chain"])
+def test_a_hints_pattern_groups_and_chain_are_drawn_apart(browser, service, tmp_path, board, name):
+    browser.get(page_url(service))
+    load(browser, board)
+    click(browser, "#fill-marks")
+    wait_for(browser, "document.getElementById('hint-text').textContent.startsWith('Every blank cell')")
+    words = hint(browser)
+    # The oracle: the same step from the logic engine, on the candidates the rules leave.
+    step = logic.step(board, hints.candidates(engine.parse_board(board)))
+    assert name in words, words
+    for group, klass in ((0, "hint-pattern"), (1, "hint-pattern-1")):
+        assert cells_with(browser, klass) == sorted({c for g, c, _ in step.pattern if g == group}), klass
+    assert cells_with(browser, "hint-chain") == sorted({node.cell for node in step.chain})
+    assert cells_with(browser, "hint-elim") == sorted({c for c, _ in step.eliminations})
+    for node in step.chain:  # each of the chain's candidates: true or false along it
+        assert marks(browser, node.cell)[str(node.digit)] == ("chain-on" if node.on else "chain-off"), node
+    chained = {(node.cell, node.digit) for node in step.chain}
+    for group, cell, digit in step.pattern:
+        if (cell, digit) not in chained:
+            assert marks(browser, cell)[str(digit)] == f"pattern-{group}", (cell, digit)
+    for cell, digit in step.eliminations:
+        assert marks(browser, cell)[str(digit)] == "eliminated", (cell, digit)
+    browser.save_screenshot(str(tmp_path / "pattern.png"))
 
 
 @needs_chromium

@@ -392,13 +392,15 @@ function stepHighlights(step, shown) {
     shown.cell(step.placement.cell, "hint-cell");
     shown.mark(step.placement.cell, step.placement.value, "placement");
   }
-  for (const { cell, value, group } of step.pattern) {
-    shown.cell(cell, group ? `hint-pattern-${Math.min(group, 2)}` : "hint-pattern");
-    shown.mark(cell, value, `pattern-${Math.min(group, 2)}`);
-  }
+  // A chain's candidates are also its pattern's: the chain goes first, so
+  // that each shows whether the chain makes it true or false.
   for (const node of step.chain) {
     shown.cell(node.cell, "hint-chain");
     shown.mark(node.cell, node.value, node.on ? "chain-on" : "chain-off");
+  }
+  for (const { cell, value, group } of step.pattern) {
+    shown.cell(cell, group ? `hint-pattern-${Math.min(group, 2)}` : "hint-pattern");
+    shown.mark(cell, value, `pattern-${Math.min(group, 2)}`);
   }
   const unitCellList = step.units.flatMap(unitCells);
   for (const cell of unitCellList) shown.cell(cell, "hint-unit");
