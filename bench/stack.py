@@ -25,14 +25,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def sudoku_server(workers: int = 2, **settings):
-    """Runs sudoku-server (embedded Redis) and yields its address."""
+def sudoku_server(workers: int = 2, env: dict[str, str] | None = None, **settings):
+    """Runs sudoku-server (embedded Redis, unless `env` has a REDIS_URL;
+    no HTTP port and no metrics endpoint) and yields its address."""
     exe = installed_script("sudoku-server")
     port = free_port()
-    args = [exe, "--listen", f"127.0.0.1:{port}", "--workers", str(workers), "--metrics-port", "0"]
+    args = [exe, "--listen", f"127.0.0.1:{port}", "--workers", str(workers), "--metrics-port", "0",
+            "--http-listen", ""]
     for name, value in settings.items():
         args += ["--" + name.replace("_", "-"), str(value)]
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env = {**{k: v for k, v in os.environ.items() if k != "REDIS_URL"}, **(env or {})}
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
     try:
         banner = proc.stdout.readline()

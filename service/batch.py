@@ -151,7 +151,8 @@ class BatchCounter:
         if not inbox.empty():  # the common case under load: no timer, no task
             return inbox.get_nowait()
         if lingering:
-            return await asyncio.wait_for(inbox.get(), LINGER_SECONDS)
+            async with asyncio.timeout(LINGER_SECONDS):  # not wait_for: see StreamHub.wait
+                return await inbox.get()
         return await inbox.get()
 
     def _admit(self, request: pb.CountRequest, index: int, group: _Group):

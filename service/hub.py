@@ -79,8 +79,12 @@ class _Shard:
                 # not leave the wake half-sent and `waking` stuck, stalling
                 # every later waiter until the XREAD's block times out.
                 await asyncio.shield(self._wake(waker))
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for returns
+            # the result of a future that completes as the task is cancelled,
+            # and the cancel (a client gone) is lost: the stream plays on.
             try:
-                return await asyncio.wait_for(waiter.future, timeout)
+                async with asyncio.timeout(timeout):
+                    return await waiter.future
             except TimeoutError:
                 return []
         finally:

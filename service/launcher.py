@@ -89,7 +89,8 @@ async def _until_signalled(supervisor: Supervisor, embedded: EmbeddedRedis | Non
         loop.add_signal_handler(sig, stop.set)
     while not stop.is_set():
         try:
-            await asyncio.wait_for(stop.wait(), 0.5)
+            async with asyncio.timeout(0.5):
+                await stop.wait()
         except TimeoutError:
             if embedded is not None:
                 embedded.check()  # before the workers: they need it

@@ -139,8 +139,11 @@ class ManyCounter:
             # so the job's boards are deleted when it ends, not left to expire.
             self._parts.add(part)
             part.add_done_callback(self._parts.discard)
+            part.add_done_callback(_seen)
             parts.append(part)
-        return asyncio.ensure_future(self._reply(parts, checked))
+        reply = asyncio.ensure_future(self._reply(parts, checked))
+        reply.add_done_callback(_seen)
+        return reply
 
     async def _count(self, boards: bytes, options: dict, budget: CallBudget, granted_ms: int) -> dict | JobFailed:
         # The boards live as long as the job could: queued (an hour), run
@@ -206,6 +209,14 @@ class ManyCounter:
 
 UNCOUNTED = ("not counted: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
              "send these boards again in another call")
+
+
+def _seen(task: asyncio.Future) -> None:
+    """Marks a part's or a reply's error as taken: when its call has ended
+    (the client left, Redis went away), nobody else will, and asyncio would
+    log it as an error of the service's."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _delete(redis, key: str) -> None:

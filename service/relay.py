@@ -134,6 +134,19 @@ class Stopped(Exception):
     """The playback was stopped while the relay waited."""
 
 
+def raise_lost_cancel() -> None:
+    """Raises the current task's cancellation if it was asked for and lost.
+
+    redis-py's asyncio connection writes through asyncio.wait_for, which on
+    Python 3.11 returns normally when the write completes in the same loop
+    turn as the cancel (CPython gh-86296): the cancel of a client that left
+    is swallowed, and its stream would play on to the end. The task still
+    counts the request (Task.cancelling), so every message checks it."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError()
+
+
 class Relay:
     """One stream's messages: frames after `after_seq`, paced by `schedule`,
     ending with the job's last frame, or with a CANCELLED frame once
@@ -175,6 +188,7 @@ class Relay:
 
     async def messages(self) -> AsyncIterator[pb.Frame]:
         while True:
+            raise_lost_cancel()
             if self.stoppable and (self.stopped.done() or self._past_limit(self.position + 1)):
                 yield await self._stopped()
                 return

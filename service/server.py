@@ -108,6 +108,12 @@ def statuses(method):
     """Maps our exceptions to gRPC statuses, for unary and streaming methods."""
 
     async def abort(exc: Exception, context) -> None:
+        if context.done():
+            # The call ended first (the client left, or the service is
+            # stopping): there is nobody to tell, and a client leaving is
+            # not an error of the service's.
+            log.debug("%s ended before its error could be sent: %r", method.__name__, exc)
+            return
         status = _status_of(exc)
         if status is None:
             log.exception("unexpected error in %s", method.__name__)
@@ -372,7 +378,8 @@ class App:
 
 async def _redis_ok(redis: AsyncRedis) -> bool:
     try:
-        await asyncio.wait_for(redis.ping(), HEALTH_EVERY)
+        async with asyncio.timeout(HEALTH_EVERY):
+            await redis.ping()
         return True
     except (RedisError, OSError, TimeoutError):
         return False
@@ -402,7 +409,8 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, h
         now = failures < FAILED_PINGS
         if now and tick % MEMORY_EVERY == 0:
             try:
-                verdict = memory_verdict(await asyncio.wait_for(redis.info("memory"), HEALTH_EVERY))
+                async with asyncio.timeout(HEALTH_EVERY):
+                    verdict = memory_verdict(await redis.info("memory"))
             except (RedisError, OSError, TimeoutError):
                 verdict = jobs.store_full
             if verdict != jobs.store_full:

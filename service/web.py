@@ -113,6 +113,10 @@ class CallContext:
     async def abort(self, code: grpc.StatusCode, details: str = "") -> None:
         raise ConnectError(_CODES.get(code, Code.UNKNOWN), details)
 
+    def done(self) -> bool:
+        """Whether the call has ended (an HTTP client that leaves cancels the call's task instead)."""
+        return False
+
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return tuple(self._ctx.request_headers.allitems())
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import grpc
+from redis import Redis
 from rq.job import Job
 
 from service.config import Settings
@@ -89,6 +90,49 @@ def started_attempt(redis, job_id: str, worker_name: str = "test-worker") -> Att
     return Attempt(redis, job_id, worker_name)
 
 
+class SystemRedis:
+    """Debian's redis-server on a loopback port, no persistence: a restart is empty."""
+
+    def __init__(self, folder: str):
+        self.port = free_port()
+        self.folder = folder
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> SystemRedis:
+        self.proc = subprocess.Popen(
+            [SYSTEM_REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.folder, "--loglevel", "warning"], stdout=subprocess.DEVNULL)
+        client = Redis(port=self.port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except Exception:  # noqa: BLE001 - not up yet
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        client.close()
+        return self
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+    def version(self) -> str:
+        client = Redis(port=self.port)
+        try:
+            return client.info("server")["redis_version"]
+        finally:
+            client.close()
+
+
 def supervise_in_background(supervisor: Supervisor, every: float = 0.25) -> threading.Thread:
     """Runs supervisor.check() from a thread until supervisor.stop(), as
     sudoku-server's loop does: fault tests kill workers and need them back."""
@@ -111,6 +155,10 @@ def reap(proc: subprocess.Popen) -> None:
     if proc.stdout is not None:
         proc.stdout.close()
 
+
+# Debian's redis-server package: a Redis 7 of a deployer's own, for the tests
+# and benchmarks that run against one (REDIS_URL) beside the embedded 6.2.
+SYSTEM_REDIS = "/usr/bin/redis-server"
 
 # Ports a test's sudoku-server takes unless it says otherwise: any free one
 # for HTTP, and no metrics endpoint, since the defaults may be taken by a

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import subprocess
 import threading
 import time
 
@@ -29,56 +28,16 @@ from client.frames import draw
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import ServiceThread, free_port, make_settings, supervise_in_background
+from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, supervise_in_background
 from worker.supervisor import Supervisor
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
 
-SYSTEM_REDIS = "/usr/bin/redis-server"
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 # The longest any call may take while Redis is away: a command's 1 s bound,
 # a connection's wait, and the client's scheduling on a loaded machine.
 BOUND_S = 4.0
-
-
-class SystemRedis:
-    """Debian's redis-server on a loopback port, no persistence: a restart is empty."""
-
-    def __init__(self, folder: str):
-        self.port = free_port()
-        self.folder = folder
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> SystemRedis:
-        self.proc = subprocess.Popen(
-            [SYSTEM_REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.folder, "--loglevel", "warning"], stdout=subprocess.DEVNULL)
-        client = Redis(port=self.port)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except Exception:  # noqa: BLE001 - not up yet
-                assert time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
-        client.close()
-        return self
-
-    def signal(self, sig: int) -> None:
-        self.proc.send_signal(sig)
-
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-
-    def version(self) -> str:
-        return Redis(port=self.port).info("server")["redis_version"]
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ semantics" promises what they check."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import random
 import signal
@@ -485,6 +486,38 @@ def test_a_thousand_open_streams_with_slow_readers_keep_memory_bounded(server_pr
 
     held = asyncio.run(open_streams())
     assert held - before < 150, f"{held - before:.0f} MB for 1,000 streams"
+
+
+def test_a_burst_of_watchers_is_answered_or_refused_never_cancelled(server_process):
+    """1,500 Watch calls on one finished job at once, more than gRPC's core
+    lets wait to be taken by default (1,000): each is served or refused
+    with a status that says why; none ends a bare CANCELLED (2-11% did)."""
+    address, _ = server_process
+    with grpc.insecure_channel(address) as channel:
+        request = pb.SolveRequest(board=EASY, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                  pacing=pb.Pacing(duration_ms=1_000, fps=10))
+        job_id = list(pb_grpc.SudokuStub(channel).Solve(request, timeout=TIMEOUT))[0].job_id
+
+    async def watch_all() -> collections.Counter:
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        channels = [grpc.aio.insecure_channel(address, options=options) for _ in range(15)]
+
+        async def watch(i: int) -> str:
+            try:
+                frames = [f async for f in pb_grpc.SudokuStub(channels[i % 15]).Watch(
+                    pb.WatchRequest(job_id=job_id, unpaced=True), timeout=TIMEOUT)]
+                return "OK" if frames[-1].outcome == pb.SOLVED else "WRONG"
+            except grpc.aio.AioRpcError as exc:
+                return exc.code().name + ("" if exc.details() and exc.details() != "CANCELLED" else " (no message)")
+
+        outcomes = collections.Counter(await asyncio.gather(*(watch(i) for i in range(1500))))
+        for c in channels:
+            await c.close()
+        return outcomes
+
+    outcomes = asyncio.run(watch_all())
+    assert set(outcomes) <= {"OK", "RESOURCE_EXHAUSTED"}, outcomes
+    assert outcomes["OK"] > 0
 
 
 def test_streams_past_the_frame_rate_limit_are_refused_at_once(custom_service):

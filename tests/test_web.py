@@ -275,7 +275,7 @@ def open_solves(wait_s: float = 10) -> float:
     deadline = time.monotonic() + wait_s
     while REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"})
+    return REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) or 0.0
 
 
 def test_calls_are_counted_in_the_services_metrics(api):

@@ -315,7 +315,8 @@ def count_many(spec: dict[str, Any]) -> dict[str, Any]:
     if packed is None:
         if work.over():  # the call was cancelled, and its boards deleted with it
             return work.report({"counts": [], "verdicts": "", "incomplete": [], "solutions": ""}, [])
-        raise LookupError(f"the boards of this job ({s.boards_key}) have expired")
+        raise LookupError(f"the boards of this job ({s.boards_key}) are gone: they expired, or were lost "
+                          "with a Redis restart; send them again")
     n = len(packed) // 81
     cap = min(FIRST_ROUND_GUESSES, s.max_steps)
     counts: list[int] = []

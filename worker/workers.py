@@ -115,12 +115,20 @@ class Liveness:
         """RQ's register_birth, for a worker whose key vanished (its Redis
         restarted empty, or it stalled past the key's TTL)."""
         log.warning("worker %s: its key is gone from Redis; registering again", self.name)
+        state = self.get_state()
         with self.connection.pipeline() as pipe:
             pipe.delete(self.key)
-            pipe.hset(self.key, mapping={**self.serialize(), "state": self.get_state()})
+            pipe.hset(self.key, mapping={**self.serialize(), "state": state})
             worker_registration.register(self, pipe)
             pipe.expire(self.key, WORKER_KEY_TTL)
             pipe.execute()
+        # The job's thread may have changed the state meanwhile (a stalled
+        # attempt waking and dropping its job): the last write must be its,
+        # or `rq info` shows this worker busy forever (set_state skips a
+        # state it believes written).
+        while (current := self.get_state()) != state:
+            self.connection.hset(self.key, "state", current)
+            state = current
 
 
 class SudokuWorker(Liveness, LeanWorker):

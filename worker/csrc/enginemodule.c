@@ -639,38 +639,56 @@ static PyObject *engine_count(PyObject *module, PyObject *args, PyObject *kwargs
 }
 
 /*
- * Reads many boards given as one str or ASCII bytes of 81-cell boards,
- * concatenated (count_many's and grade_many's input), into a new buffer of
- * cell values (PyMem_Free it). ValueError names the board (from 0) and cell
- * of the first bad character, or a length that is not whole boards.
+ * The characters of many boards given as one str or ASCII bytes of 81-cell
+ * boards, concatenated (count_many's and grade_many's input), read in place:
+ * their kind, data and length. -1 with TypeError for another type, or
+ * ValueError for a length that is not whole boards.
  */
-static uint8_t *read_packed(PyObject *boards, Py_ssize_t *count)
-{
+typedef struct {
     Py_ssize_t length;
     int kind;
     const void *data;
+} board_text;
+
+static int read_board_text(PyObject *boards, board_text *text)
+{
     if (PyBytes_Check(boards)) {
-        length = PyBytes_GET_SIZE(boards);
-        kind = PyUnicode_1BYTE_KIND;
-        data = PyBytes_AS_STRING(boards);
+        text->length = PyBytes_GET_SIZE(boards);
+        text->kind = PyUnicode_1BYTE_KIND;
+        text->data = PyBytes_AS_STRING(boards);
     } else if (PyUnicode_Check(boards)) {
 #if PY_VERSION_HEX < 0x030C0000
         if (PyUnicode_READY(boards) < 0)
-            return NULL;
+            return -1;
 #endif
-        length = PyUnicode_GET_LENGTH(boards);
-        kind = PyUnicode_KIND(boards);
-        data = PyUnicode_DATA(boards);
+        text->length = PyUnicode_GET_LENGTH(boards);
+        text->kind = PyUnicode_KIND(boards);
+        text->data = PyUnicode_DATA(boards);
     } else {
         PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
                      Py_TYPE(boards)->tp_name);
-        return NULL;
+        return -1;
     }
-    if (length % 81 != 0) {
+    if (text->length % 81 != 0) {
         PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
-                     "whole number of 81-cell boards", length);
-        return NULL;
+                     "whole number of 81-cell boards", text->length);
+        return -1;
     }
+    return 0;
+}
+
+/*
+ * read_board_text's boards as a new buffer of cell values (PyMem_Free it).
+ * ValueError names the board (from 0) and cell of the first bad character.
+ */
+static uint8_t *read_packed(PyObject *boards, Py_ssize_t *count)
+{
+    board_text text;
+    if (read_board_text(boards, &text) < 0)
+        return NULL;
+    Py_ssize_t length = text.length;
+    int kind = text.kind;
+    const void *data = text.data;
     uint8_t *cells = PyMem_Malloc(length ? (size_t)length : 1);
     if (cells == NULL) {
         PyErr_NoMemory();
@@ -728,32 +746,12 @@ static PyObject *engine_count_many(PyObject *module, PyObject *args, PyObject *k
     if ((limit_obj && as_count(limit_obj, "limit", 1, &limit) < 0) ||
         as_cap(cap_obj, "max_steps", 1, &cap) < 0)
         return NULL;
-    /* bytes as they come from Redis, or a str */
-    Py_ssize_t length;
-    int kind;
-    const void *data;
-    if (PyBytes_Check(boards)) {
-        length = PyBytes_GET_SIZE(boards);
-        kind = PyUnicode_1BYTE_KIND;
-        data = PyBytes_AS_STRING(boards);
-    } else if (PyUnicode_Check(boards)) {
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(boards) < 0)
-            return NULL;
-#endif
-        length = PyUnicode_GET_LENGTH(boards);
-        kind = PyUnicode_KIND(boards);
-        data = PyUnicode_DATA(boards);
-    } else {
-        PyErr_Format(PyExc_TypeError, "boards must be a str or bytes, not %.100s",
-                     Py_TYPE(boards)->tp_name);
+    board_text input; /* bytes as they come from Redis, or a str: read in place */
+    if (read_board_text(boards, &input) < 0)
         return NULL;
-    }
-    if (length % 81 != 0) {
-        PyErr_Format(PyExc_ValueError, "boards: %zd characters is not a "
-                     "whole number of 81-cell boards", length);
-        return NULL;
-    }
+    Py_ssize_t length = input.length;
+    int kind = input.kind;
+    const void *data = input.data;
     Py_ssize_t n = length / 81;
     uint64_t *found = PyMem_Malloc(n ? (size_t)n * sizeof *found : 1);
     PyObject *complete = PyBytes_FromStringAndSize(NULL, n);
