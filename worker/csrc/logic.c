@@ -58,6 +58,8 @@ static inline int first_cell(cells_t x)
 #define FOR_CELLS(c, set) \
     for (cells_t _s = (set); _s && ((c) = first_cell(_s), 1); _s &= _s - 1)
 
+#define ALL_DIGITS 0x1FFu
+
 static inline int bits9(unsigned m) { return __builtin_popcount(m); }
 static inline int low_digit(unsigned m) { return __builtin_ctz(m) + 1; }
 #define FOR_DIGITS(d, mask) \
@@ -599,9 +601,10 @@ static void fish_step(const logic_board *b, logic_step *s, logic_technique t, in
  * cover lines. Digits up, rows as base lines before columns, base lines in
  * lexicographic combinations.
  */
-static int find_basic_fish(const logic_board *b, int n, logic_technique t, logic_step *s)
+static int find_basic_fish(const logic_board *b, int n, logic_technique t, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         for (int cols = 0; cols < 2; cols++) {
             unsigned mask[9];
             line_masks(b, d, cols, mask);
@@ -733,11 +736,11 @@ static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
 }
 
 static int find_finned_fish(const logic_board *b, int n, logic_technique finned,
-                            logic_technique sashimi, logic_step *s)
+                            logic_technique sashimi, unsigned digits, logic_step *s)
 {
     unsigned mask[9];
     finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, sashimi, s};
-    for (q.d = 1; q.d <= 9; q.d++) {
+    FOR_DIGITS(q.d, digits) {
         for (q.cols = 0; q.cols < 2; q.cols++) {
             line_masks(b, q.d, q.cols, mask);
             q.m = 0;
@@ -784,9 +787,10 @@ static void four_chain(logic_step *s, int d, int e1, int s1, int s2, int e2)
  * true, so cells seeing both lose the digit. Digits up, rows before
  * columns, line pairs in order.
  */
-static int find_skyscraper(const logic_board *b, logic_step *s)
+static int find_skyscraper(const logic_board *b, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         for (int cols = 0; cols < 2; cols++) {
             for (int l1 = 0; l1 < 9; l1++) {
                 cells_t x1 = b->where[d - 1] & UNIT[cols * 9 + l1];
@@ -836,9 +840,10 @@ static int find_skyscraper(const logic_board *b, logic_step *s)
  * other ends is true, so cells seeing both lose the digit. Digits up, rows,
  * then columns, then the pairing of ends.
  */
-static int find_two_string_kite(const logic_board *b, logic_step *s)
+static int find_two_string_kite(const logic_board *b, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         for (int r = 0; r < 9; r++) {
             cells_t xr = b->where[d - 1] & UNIT[r];
             if (popcount(xr) != 2)
@@ -1023,9 +1028,10 @@ static int find_w_wing(const logic_board *b, logic_step *s)
  * that colour is false everywhere. Trap: a cell seeing both colours loses
  * the digit. Digits up, clusters by their lowest cell, wrap before trap.
  */
-static int find_simple_coloring(const logic_board *b, logic_step *s)
+static int find_simple_coloring(const logic_board *b, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         cells_t linked = 0;
         for (int u = 0; u < 27; u++) {
             cells_t x = b->where[d - 1] & UNIT[u];
@@ -1425,7 +1431,8 @@ static int productive(const logic_board *b, const chain_rules *r, int start, int
     return end_eliminations(b, start, node, NULL) > 0;
 }
 
-static void chain_search(const logic_board *b, const chain_rules *r, chain_work *w, chain_found *best)
+static void chain_search(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w,
+                         chain_found *best)
 {
     best->length = 0;
     int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
@@ -1434,7 +1441,7 @@ static void chain_search(const logic_board *b, const chain_rules *r, chain_work 
     find_partners(b, w);
     for (int c = 0; c < 81; c++) {
         int d;
-        FOR_DIGITS(d, b->cand[c]) {
+        FOR_DIGITS(d, b->cand[c] & digits) {
             int start = NODE_OF(c, d), s0 = start * 2;
             stamp++;
             int head = 0, tail = 0;
@@ -1475,11 +1482,13 @@ static void chain_search(const logic_board *b, const chain_rules *r, chain_work 
     }
 }
 
-static int find_chain(const logic_board *b, const chain_rules *r, logic_technique t, logic_step *s)
+/* Chains from start nodes of `digits` only. */
+static int find_chain(const logic_board *b, const chain_rules *r, logic_technique t, unsigned digits,
+                      logic_step *s)
 {
     chain_work w;
     chain_found best;
-    chain_search(b, r, &w, &best);
+    chain_search(b, r, digits, &w, &best);
     if (!best.length)
         return 0;
     int n = best.length;
@@ -1513,22 +1522,24 @@ static int find_chain(const logic_board *b, const chain_rules *r, logic_techniqu
     return 1;
 }
 
-static int find_x_chain(const logic_board *b, logic_step *s)
+/* An X-chain keeps to one digit, so it is a digit-wise finder (see the
+ * ladder): the shortest chain of the digits asked for. */
+static int find_x_chain(const logic_board *b, unsigned digits, logic_step *s)
 {
     static const chain_rules rules = {VIA_UNIT, VIA_UNIT, 1, 0};
-    return find_chain(b, &rules, LOGIC_X_CHAIN, s);
+    return find_chain(b, &rules, LOGIC_X_CHAIN, digits, s);
 }
 
 static int find_xy_chain(const logic_board *b, logic_step *s)
 {
     static const chain_rules rules = {VIA_CELL, VIA_UNIT, 1, 0};
-    return find_chain(b, &rules, LOGIC_XY_CHAIN, s);
+    return find_chain(b, &rules, LOGIC_XY_CHAIN, ALL_DIGITS, s);
 }
 
 static int find_aic(const logic_board *b, logic_step *s)
 {
     static const chain_rules rules = {VIA_CELL | VIA_UNIT, VIA_CELL | VIA_UNIT, 0, 1};
-    return find_chain(b, &rules, LOGIC_AIC, s);
+    return find_chain(b, &rules, LOGIC_AIC, ALL_DIGITS, s);
 }
 
 /* ---- Almost locked sets ---- */
@@ -2296,6 +2307,7 @@ static int find_trial(const logic_board *b, logic_step *s)
 
 typedef int (*finder)(const logic_board *b, logic_step *s);
 typedef int (*finder_u)(const logic_board *b, int unique, logic_step *s);
+typedef int (*finder_d)(const logic_board *b, unsigned digits, logic_step *s);
 
 static int find_naked_pair(const logic_board *b, logic_step *s) { return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, s); }
 static int find_naked_triple(const logic_board *b, logic_step *s) { return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, s); }
@@ -2303,75 +2315,124 @@ static int find_naked_quad(const logic_board *b, logic_step *s) { return find_na
 static int find_hidden_pair(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, s); }
 static int find_hidden_triple(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, s); }
 static int find_hidden_quad(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, s); }
-static int find_x_wing(const logic_board *b, logic_step *s) { return find_basic_fish(b, 2, LOGIC_X_WING, s); }
-static int find_swordfish(const logic_board *b, logic_step *s) { return find_basic_fish(b, 3, LOGIC_SWORDFISH, s); }
-static int find_jellyfish(const logic_board *b, logic_step *s) { return find_basic_fish(b, 4, LOGIC_JELLYFISH, s); }
-static int find_finned_x_wing(const logic_board *b, logic_step *s)
+static int find_x_wing(const logic_board *b, unsigned digits, logic_step *s)
 {
-    return find_finned_fish(b, 2, LOGIC_FINNED_X_WING, LOGIC_SASHIMI_X_WING, s);
+    return find_basic_fish(b, 2, LOGIC_X_WING, digits, s);
 }
-static int find_finned_swordfish(const logic_board *b, logic_step *s)
+static int find_swordfish(const logic_board *b, unsigned digits, logic_step *s)
 {
-    return find_finned_fish(b, 3, LOGIC_FINNED_SWORDFISH, LOGIC_SASHIMI_SWORDFISH, s);
+    return find_basic_fish(b, 3, LOGIC_SWORDFISH, digits, s);
 }
-static int find_finned_jellyfish(const logic_board *b, logic_step *s)
+static int find_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
 {
-    return find_finned_fish(b, 4, LOGIC_FINNED_JELLYFISH, LOGIC_SASHIMI_JELLYFISH, s);
+    return find_basic_fish(b, 4, LOGIC_JELLYFISH, digits, s);
+}
+static int find_finned_x_wing(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_finned_fish(b, 2, LOGIC_FINNED_X_WING, LOGIC_SASHIMI_X_WING, digits, s);
+}
+static int find_finned_swordfish(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_finned_fish(b, 3, LOGIC_FINNED_SWORDFISH, LOGIC_SASHIMI_SWORDFISH, digits, s);
+}
+static int find_finned_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_finned_fish(b, 4, LOGIC_FINNED_JELLYFISH, LOGIC_SASHIMI_JELLYFISH, digits, s);
 }
 
+/* A rung has one finder: `find`; `find_u`, told whether the puzzle is
+ * unique; or `find_d`, digit-wise: told which digits to look at, it tries
+ * them up and its step for a digit d depends on where[d - 1] alone (single
+ * digit patterns). None: trial. */
 typedef struct {
     finder find;
     logic_technique technique; /* the technique it finds (the easiest, when several) */
     int uniqueness;            /* needs a puzzle known to be unique */
-    finder_u find_u;           /* instead of `find`: a finder told `unique` */
+    finder_u find_u;
+    finder_d find_d;
 } rung;
 
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL},
-    {find_pointing, LOGIC_POINTING, 0, NULL},
-    {find_claiming, LOGIC_CLAIMING, 0, NULL},
-    {find_naked_pair, LOGIC_NAKED_PAIR, 0, NULL},
-    {find_hidden_pair, LOGIC_HIDDEN_PAIR, 0, NULL},
-    {find_naked_triple, LOGIC_NAKED_TRIPLE, 0, NULL},
-    {find_hidden_triple, LOGIC_HIDDEN_TRIPLE, 0, NULL},
-    {find_x_wing, LOGIC_X_WING, 0, NULL},
-    {find_naked_quad, LOGIC_NAKED_QUAD, 0, NULL},
-    {find_hidden_quad, LOGIC_HIDDEN_QUAD, 0, NULL},
-    {find_skyscraper, LOGIC_SKYSCRAPER, 0, NULL},
-    {find_two_string_kite, LOGIC_TWO_STRING_KITE, 0, NULL},
-    {find_swordfish, LOGIC_SWORDFISH, 0, NULL},
-    {find_xy_wing, LOGIC_XY_WING, 0, NULL},
-    {find_w_wing, LOGIC_W_WING, 0, NULL},
-    {find_finned_x_wing, LOGIC_FINNED_X_WING, 0, NULL},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL},
-    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, NULL},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL},
-    {find_jellyfish, LOGIC_JELLYFISH, 0, NULL},
-    {find_finned_swordfish, LOGIC_FINNED_SWORDFISH, 0, NULL},
-    {find_finned_jellyfish, LOGIC_FINNED_JELLYFISH, 0, NULL},
-    {find_x_chain, LOGIC_X_CHAIN, 0, NULL},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL},
-    {find_aic, LOGIC_AIC, 0, NULL},
-    {find_als_xz, LOGIC_ALS_XZ, 0, NULL},
-    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL},
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL},
-    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing},
-    {NULL, LOGIC_TRIAL, 0, NULL},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL},
+    {find_pointing, LOGIC_POINTING, 0, NULL, NULL},
+    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL},
+    {find_naked_pair, LOGIC_NAKED_PAIR, 0, NULL, NULL},
+    {find_hidden_pair, LOGIC_HIDDEN_PAIR, 0, NULL, NULL},
+    {find_naked_triple, LOGIC_NAKED_TRIPLE, 0, NULL, NULL},
+    {find_hidden_triple, LOGIC_HIDDEN_TRIPLE, 0, NULL, NULL},
+    {NULL, LOGIC_X_WING, 0, NULL, find_x_wing},
+    {find_naked_quad, LOGIC_NAKED_QUAD, 0, NULL, NULL},
+    {find_hidden_quad, LOGIC_HIDDEN_QUAD, 0, NULL, NULL},
+    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper},
+    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite},
+    {NULL, LOGIC_SWORDFISH, 0, NULL, find_swordfish},
+    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL},
+    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL},
+    {NULL, LOGIC_FINNED_X_WING, 0, NULL, find_finned_x_wing},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL},
+    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL},
+    {NULL, LOGIC_JELLYFISH, 0, NULL, find_jellyfish},
+    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, find_finned_swordfish},
+    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, find_finned_jellyfish},
+    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL},
+    {find_aic, LOGIC_AIC, 0, NULL, NULL},
+    {find_als_xz, LOGIC_ALS_XZ, 0, NULL, NULL},
+    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL, NULL},
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL},
+    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL},
+    {NULL, LOGIC_TRIAL, 0, NULL, NULL},
 };
 
-/* The ladder from rung `first` on. */
-static int find_from(const logic_board *b, int unique, int max_level, size_t first, logic_step *out)
+#define RUNGS (sizeof LADDER / sizeof LADDER[0])
+
+/* What a solve remembers between its steps: for each digit-wise rung, the
+ * cells of every digit when it last found nothing. Its step for a digit
+ * depends on that digit's cells alone, so it looks again only at the
+ * digits whose cells changed since: the others still have none, and the
+ * digits are tried up, so the step it finds is the one it finds on all. */
+typedef struct {
+    cells_t where[RUNGS][9];
+    uint8_t known[RUNGS];
+} ladder_memo;
+
+static int find_digitwise(const logic_board *b, size_t i, ladder_memo *memo, logic_step *out)
+{
+    unsigned digits = ALL_DIGITS;
+    if (memo && memo->known[i]) {
+        digits = 0;
+        for (int d = 0; d < 9; d++)
+            if (memo->where[i][d] != b->where[d])
+                digits |= 1u << d;
+    }
+    if (digits && LADDER[i].find_d(b, digits, out)) {
+        if (memo)
+            memo->known[i] = 0;
+        return 1;
+    }
+    if (memo) {
+        memcpy(memo->where[i], b->where, sizeof b->where);
+        memo->known[i] = 1;
+    }
+    return 0;
+}
+
+/* The ladder from rung `first` on; `memo` is NULL or the solve's memory. */
+static int find_from(const logic_board *b, int unique, int max_level, size_t first, ladder_memo *memo,
+                     logic_step *out)
 {
     if (b->broken || !b->blanks)
         return 0;
-    for (size_t i = first; i < sizeof LADDER / sizeof LADDER[0]; i++) {
+    for (size_t i = first; i < RUNGS; i++) {
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
-        if (r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
+        if (r->find_d ? find_digitwise(b, i, memo, out)
+            : r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
             return 1;
     }
     return 0;
@@ -2379,7 +2440,7 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
 
 int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
 {
-    return find_from(b, unique, max_level, 0, out);
+    return find_from(b, unique, max_level, 0, NULL, out);
 }
 
 /* The rungs before this one are the singles. */
@@ -2408,10 +2469,12 @@ static int place_singles(logic_board *b)
 int logic_solvable(logic_board *b, int unique, int max_level)
 {
     logic_step s;
+    ladder_memo memo;
+    memset(memo.known, 0, sizeof memo.known);
     while (!b->broken && b->blanks) {
         if (place_singles(b))
             continue;
-        if (!find_from(b, unique, max_level, AFTER_SINGLES, &s))
+        if (!find_from(b, unique, max_level, AFTER_SINGLES, &memo, &s))
             break;
         logic_apply(b, &s);
     }
@@ -2495,7 +2558,9 @@ void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g)
 {
     memset(g, 0, sizeof *g);
     logic_step s;
-    while (logic_find(b, unique, max_level, &s)) {
+    ladder_memo memo;
+    memset(memo.known, 0, sizeof memo.known);
+    while (find_from(b, unique, max_level, 0, &memo, &s)) {
         logic_apply(b, &s);
         g->steps++;
         g->counts[s.technique]++;
