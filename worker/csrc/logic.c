@@ -59,6 +59,7 @@ static inline int first_cell(cells_t x)
     for (cells_t _s = (set); _s && ((c) = first_cell(_s), 1); _s &= _s - 1)
 
 #define ALL_DIGITS 0x1FFu
+#define ALL_UNITS 0x7FFFFFFu
 
 static inline int bits9(unsigned m) { return __builtin_popcount(m); }
 static inline int low_digit(unsigned m) { return __builtin_ctz(m) + 1; }
@@ -471,13 +472,15 @@ static int naked_found(const void *p, const int *chosen, unsigned digits, logic_
 /* Naked subset of size n: n cells of a unit whose candidates together are n
  * digits; those digits go from the unit's other cells. Units box, row,
  * column; cells in reading order, combinations in lexicographic order. */
-static int find_naked_subset(const logic_board *b, int n, logic_technique t, logic_step *s)
+static int find_naked_subset(const logic_board *b, int n, logic_technique t, unsigned units, logic_step *s)
 {
     subset_ctx x = {b, 0, {0}, t};
     unsigned mask[9];
     subset_search q = {mask, 0, n, {0}, naked_found, &x, s};
     for (int i = 0; i < 27; i++) {
         x.u = BOX_ROW_COL[i];
+        if (!(units >> x.u & 1))
+            continue;
         q.m = 0;
         for (int j = 0; j < 9; j++) {
             int c = unit_cell(x.u, j);
@@ -522,13 +525,15 @@ static int hidden_found(const void *p, const int *chosen, unsigned places, logic
 /* Hidden subset of size n: n digits of a unit confined to n cells; the other
  * candidates of those cells go. Units box, row, column; digits up,
  * combinations in lexicographic order. */
-static int find_hidden_subset(const logic_board *b, int n, logic_technique t, logic_step *s)
+static int find_hidden_subset(const logic_board *b, int n, logic_technique t, unsigned units, logic_step *s)
 {
     subset_ctx x = {b, 0, {0}, t};
     unsigned mask[9];
     subset_search q = {mask, 0, n, {0}, hidden_found, &x, s};
     for (int i = 0; i < 27; i++) {
         x.u = BOX_ROW_COL[i];
+        if (!(units >> x.u & 1))
+            continue;
         unsigned places[10] = {0};
         for (int j = 0; j < 9; j++) {
             int d;
@@ -1522,7 +1527,7 @@ static int find_chain(const logic_board *b, const chain_rules *r, logic_techniqu
     return 1;
 }
 
-/* An X-chain keeps to one digit, so it is a digit-wise finder (see the
+/* An X-chain keeps to one digit, so it is a local finder (see the
  * ladder): the shortest chain of the digits asked for. */
 static int find_x_chain(const logic_board *b, unsigned digits, logic_step *s)
 {
@@ -2309,12 +2314,30 @@ typedef int (*finder)(const logic_board *b, logic_step *s);
 typedef int (*finder_u)(const logic_board *b, int unique, logic_step *s);
 typedef int (*finder_d)(const logic_board *b, unsigned digits, logic_step *s);
 
-static int find_naked_pair(const logic_board *b, logic_step *s) { return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, s); }
-static int find_naked_triple(const logic_board *b, logic_step *s) { return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, s); }
-static int find_naked_quad(const logic_board *b, logic_step *s) { return find_naked_subset(b, 4, LOGIC_NAKED_QUAD, s); }
-static int find_hidden_pair(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, s); }
-static int find_hidden_triple(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, s); }
-static int find_hidden_quad(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, s); }
+static int find_naked_pair(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, units, s);
+}
+static int find_naked_triple(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, units, s);
+}
+static int find_naked_quad(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_naked_subset(b, 4, LOGIC_NAKED_QUAD, units, s);
+}
+static int find_hidden_pair(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, units, s);
+}
+static int find_hidden_triple(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, units, s);
+}
+static int find_hidden_quad(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, units, s);
+}
 static int find_x_wing(const logic_board *b, unsigned digits, logic_step *s)
 {
     return find_basic_fish(b, 2, LOGIC_X_WING, digits, s);
@@ -2341,75 +2364,91 @@ static int find_finned_jellyfish(const logic_board *b, unsigned digits, logic_st
 }
 
 /* A rung has one finder: `find`; `find_u`, told whether the puzzle is
- * unique; or `find_d`, digit-wise: told which digits to look at, it tries
- * them up and its step for a digit d depends on where[d - 1] alone (single
- * digit patterns). None: trial. */
+ * unique; or `find_d`, local: told which digits (bit d - 1) to look at, it
+ * tries them up and its step for a digit d depends on where[d - 1] alone
+ * (single digit patterns); or, `by_unit`, told which units (bit u) to look
+ * at, it tries them box, row, column (BOX_ROW_COL) and its step in a unit
+ * depends on the candidates of the unit's cells alone (subsets). None:
+ * trial. */
 typedef struct {
     finder find;
     logic_technique technique; /* the technique it finds (the easiest, when several) */
     int uniqueness;            /* needs a puzzle known to be unique */
     finder_u find_u;
     finder_d find_d;
+    int by_unit;
 } rung;
 
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL},
-    {find_pointing, LOGIC_POINTING, 0, NULL, NULL},
-    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL},
-    {find_naked_pair, LOGIC_NAKED_PAIR, 0, NULL, NULL},
-    {find_hidden_pair, LOGIC_HIDDEN_PAIR, 0, NULL, NULL},
-    {find_naked_triple, LOGIC_NAKED_TRIPLE, 0, NULL, NULL},
-    {find_hidden_triple, LOGIC_HIDDEN_TRIPLE, 0, NULL, NULL},
-    {NULL, LOGIC_X_WING, 0, NULL, find_x_wing},
-    {find_naked_quad, LOGIC_NAKED_QUAD, 0, NULL, NULL},
-    {find_hidden_quad, LOGIC_HIDDEN_QUAD, 0, NULL, NULL},
-    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper},
-    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite},
-    {NULL, LOGIC_SWORDFISH, 0, NULL, find_swordfish},
-    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL},
-    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL},
-    {NULL, LOGIC_FINNED_X_WING, 0, NULL, find_finned_x_wing},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL},
-    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL},
-    {NULL, LOGIC_JELLYFISH, 0, NULL, find_jellyfish},
-    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, find_finned_swordfish},
-    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, find_finned_jellyfish},
-    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL},
-    {find_aic, LOGIC_AIC, 0, NULL, NULL},
-    {find_als_xz, LOGIC_ALS_XZ, 0, NULL, NULL},
-    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL, NULL},
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL},
-    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL},
-    {NULL, LOGIC_TRIAL, 0, NULL, NULL},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0},
+    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0},
+    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0},
+    {NULL, LOGIC_NAKED_PAIR, 0, NULL, find_naked_pair, 1},
+    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, find_hidden_pair, 1},
+    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, find_naked_triple, 1},
+    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, find_hidden_triple, 1},
+    {NULL, LOGIC_X_WING, 0, NULL, find_x_wing, 0},
+    {NULL, LOGIC_NAKED_QUAD, 0, NULL, find_naked_quad, 1},
+    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, find_hidden_quad, 1},
+    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0},
+    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0},
+    {NULL, LOGIC_SWORDFISH, 0, NULL, find_swordfish, 0},
+    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0},
+    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0},
+    {NULL, LOGIC_FINNED_X_WING, 0, NULL, find_finned_x_wing, 0},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0},
+    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0},
+    {NULL, LOGIC_JELLYFISH, 0, NULL, find_jellyfish, 0},
+    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, find_finned_swordfish, 0},
+    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, find_finned_jellyfish, 0},
+    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0},
+    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0},
+    {find_als_xz, LOGIC_ALS_XZ, 0, NULL, NULL, 0},
+    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL, NULL, 0},
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0},
+    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0},
+    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0},
 };
 
 #define RUNGS (sizeof LADDER / sizeof LADDER[0])
 
-/* What a solve remembers between its steps: for each digit-wise rung, the
- * cells of every digit when it last found nothing. Its step for a digit
- * depends on that digit's cells alone, so it looks again only at the
- * digits whose cells changed since: the others still have none, and the
- * digits are tried up, so the step it finds is the one it finds on all. */
+/* What a solve remembers between its steps: for each local rung, the cells
+ * of every digit when it last found nothing. Its step for a digit (a unit)
+ * depends on that digit's cells (the unit's candidates) alone, so it looks
+ * again only at the digits (units) that changed since: the others still
+ * have none, and it tries them in its fixed order, so the step it finds is
+ * the one it finds on all. */
 typedef struct {
     cells_t where[RUNGS][9];
     uint8_t known[RUNGS];
 } ladder_memo;
 
-static int find_digitwise(const logic_board *b, size_t i, ladder_memo *memo, logic_step *out)
+static int find_local(const logic_board *b, size_t i, ladder_memo *memo, logic_step *out)
 {
-    unsigned digits = ALL_DIGITS;
+    int by_unit = LADDER[i].by_unit;
+    unsigned look = by_unit ? ALL_UNITS : ALL_DIGITS;
     if (memo && memo->known[i]) {
-        digits = 0;
-        for (int d = 0; d < 9; d++)
-            if (memo->where[i][d] != b->where[d])
-                digits |= 1u << d;
+        look = 0;
+        cells_t changed = 0;
+        for (int d = 0; d < 9; d++) {
+            cells_t x = memo->where[i][d] ^ b->where[d];
+            changed |= x;
+            if (x)
+                look |= 1u << d;
+        }
+        if (by_unit) {
+            look = 0;
+            for (int u = 0; u < 27; u++)
+                if (changed & UNIT[u])
+                    look |= 1u << u;
+        }
     }
-    if (digits && LADDER[i].find_d(b, digits, out)) {
+    if (look && LADDER[i].find_d(b, look, out)) {
         if (memo)
             memo->known[i] = 0;
         return 1;
@@ -2431,7 +2470,7 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
-        if (r->find_d ? find_digitwise(b, i, memo, out)
+        if (r->find_d ? find_local(b, i, memo, out)
             : r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
             return 1;
     }
