@@ -7,7 +7,8 @@
  * HOW
  * From a seed, a random full grid that keeps the given values (`keep`), then
  * givens are taken away one symmetry orbit at a time: a removal stays when
- * the puzzle still has one solution (counted) and, for the levels up to
+ * the puzzle still has one solution (fastpath.h finds none in which an
+ * emptied cell lacks its old value) and, for the levels up to
  * hard, the logical solver still solves it with techniques up to the level
  * asked for. Easy puzzles take the orbits in random order; the other levels
  * take the most crowded first (the most givens in its row, column and box
