@@ -13,8 +13,12 @@ BIN := $(VENV)/bin
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
 
+# Two pytest processes, each taking a whole test file at a time (module
+# fixtures start once): the fault tests mostly wait by design, so the other
+# process uses the core meanwhile. TEST_JOBS=0 runs them in this process.
+TEST_JOBS ?= 2
 test: $(BIN)/.installed-test
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 # The suite without the tests marked slow, which wait seconds by design (a
 # quick check while working; `make test` is the whole suite, as CI runs it).

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 CELLS = frozenset("1234567890.")
 SKIPPED = frozenset(" \t\r")
+# The commands' puzzle argument (client/cli.py's read_text).
+PUZZLE_HELP = "the puzzle: a FILE, or its 81 cells as one argument (default: stdin)"
 
 
 class InputError(ValueError):

@@ -23,7 +23,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from client.boards import InputError, entries_of, read_boards, read_one
+from client.boards import CELLS, PUZZLE_HELP, InputError, entries_of, read_boards, read_one
 from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, LOAD_BALANCING, Retry, resolve_address
 from client.errors import SudokuError
 from client.requests import STRATEGIES, TIE_BREAKS
@@ -74,9 +74,12 @@ def failure_of(error: SudokuError, address: str) -> Failure:
 
 
 def read_text(path: str | None) -> tuple[str, str]:
-    """(text, name for messages) of FILE, or of stdin for None or '-'."""
+    """(text, name for messages) of FILE, or of stdin for None or '-'; an
+    argument of 81 cells that names no file is the puzzle itself."""
     if path is None or path == "-":
         return sys.stdin.read(), "stdin"
+    if len(path) == 81 and not os.path.exists(path) and CELLS.issuperset(path):
+        return path, "the argument"
     try:
         return Path(path).read_text(), path
     except OSError as exc:
@@ -317,7 +320,7 @@ example:
   534678912
   ...
   sudoku: solved in 15.5 ms, 51 steps (51 placements, 0 retractions), mrv""", common, cmd_solve)
-    solve.add_argument("file", nargs="?", metavar="FILE", help="the puzzle (default: stdin)")
+    solve.add_argument("file", nargs="?", metavar="FILE", help=PUZZLE_HELP)
     solve.add_argument("--strategy", choices=sorted(STRATEGIES), help="how the search picks a cell (default: mrv)")
     solve.add_argument("--tie-break", choices=sorted(TIE_BREAKS), help="how mrv breaks ties (default: rotate)")
     solve.add_argument("--max-steps", type=non_negative, default=0, help="give up after this many steps (0: the "
@@ -360,7 +363,7 @@ exit code: 0 when counted (unique, multiple), 1 when there is no solution,
 example:
   $ sudoku count --limit 2 puzzle.txt
   unique: 1 solution""", common, cmd_count)
-    count.add_argument("file", nargs="?", metavar="FILE", help="the puzzle (default: stdin)")
+    count.add_argument("file", nargs="?", metavar="FILE", help=PUZZLE_HELP)
     count.add_argument("--limit", type=non_negative, default=2, help="stop counting here (default: 2)")
     count.add_argument("--max-steps", type=non_negative, default=0, help="cap on the search's guesses")
     count.add_argument("--solution", action="store_true", help="also print the first solution found")

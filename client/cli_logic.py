@@ -9,7 +9,7 @@ import sys
 
 from google.protobuf import json_format
 
-from client.boards import InputError, read_boards
+from client.boards import PUZZLE_HELP, InputError, read_boards
 from sudoku.grid import UNITS, cell_name
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -132,7 +132,7 @@ def summary(reply: pb.ExplainReply) -> str:
 
 
 def add_explain_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", metavar="FILE", help="the puzzle (default: stdin)")
+    parser.add_argument("file", nargs="?", metavar="FILE", help=PUZZLE_HELP)
     parser.add_argument("--pencil-marks", metavar="FILE",
                         help="start from these pencil marks (81 cells as `hint --candidates` prints them)")
     parser.add_argument("--json", action="store_true", help="print the reply as JSON")

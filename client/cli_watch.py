@@ -22,6 +22,7 @@ from rich.console import Console, RenderableType
 from rich.live import Live
 
 from client.aio import AsyncClient, AsyncFrameStream
+from client.boards import PUZZLE_HELP
 from client.connection import Retry
 from client.durations import parse_duration
 from client.frames import Drawing
@@ -57,7 +58,7 @@ def duration(text: str) -> float:
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", metavar="FILE", help="the puzzle (default: stdin)")
+    parser.add_argument("file", nargs="?", metavar="FILE", help=PUZZLE_HELP)
     parser.add_argument("--duration", type=duration, default=10.0, metavar="TIME",
                         help="play the whole search in about this long: 10s, 500ms, 2m (default: 10s)")
     parser.add_argument("--fps", type=int, default=30, help="frames per second (default: 30)")

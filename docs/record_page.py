@@ -4,10 +4,11 @@
     .venv/bin/python docs/record_page.py [--url http://127.0.0.1:8080/] [--out docs/page.png]
 
 It needs Debian's chromium and chromium-driver (`apt-get install chromium
-chromium-driver`) and the test extras (selenium). It loads a puzzle, types
-two entries and some pencil marks, takes a hint, starts a naive-vs-MRV
-watch of 10 s and takes the picture a third of the way through; then it
-stops the watch (Cancel).
+chromium-driver`) and the test extras (selenium). It loads a puzzle (from
+magictour's top1465), pencils in every candidate, takes a hint (a pointing
+elimination: its pattern, units and crossed-out marks), starts a
+naive-vs-MRV watch of 10 s and takes the picture a third of the way
+through; then it stops the watch (Cancel).
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
-PUZZLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+PUZZLE = "........1...2.9.8..4.....7.8...9..3.9...3..642..1.6......68.5..1....53...75......"
 
 
 def browser(profile: str) -> webdriver.Chrome:
@@ -31,19 +31,13 @@ def browser(profile: str) -> webdriver.Chrome:
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                 "--window-size=1100,1000", "--hide-scrollbars"):
+                 "--window-size=1100,1180", "--hide-scrollbars"):
         options.add_argument(flag)
     return webdriver.Chrome(options=options, service=Service(executable_path=shutil.which("chromedriver")))
 
 
 def until(driver, script: str, timeout: float = 60):
     return WebDriverWait(driver, timeout, poll_frequency=0.02).until(lambda d: d.execute_script("return " + script))
-
-
-def type_at(driver, cell: int, *keys: str) -> None:
-    driver.find_elements("css selector", "#game .cell")[cell].click()
-    for key in keys:
-        ActionChains(driver).send_keys(key).perform()
 
 
 def main() -> None:
@@ -55,15 +49,14 @@ def main() -> None:
         driver = browser(profile)
         try:
             driver.get(f"{args.url}?puzzle={PUZZLE}")
-            until(driver, "document.getElementById('puzzle-status').textContent.startsWith('Loaded')")
-            type_at(driver, 2, "4")  # the player's entries
-            type_at(driver, 3, "6")
-            type_at(driver, 5, "p", "1", "8", "p")  # pencil marks; the hint rules out the 1 (box 2 has one)
+            until(driver, "document.getElementById('puzzle-status').textContent.includes('Grade')")
+            driver.find_element("id", "fill-marks").click()
+            until(driver, "document.getElementById('hint-text').textContent.startsWith('Every')")
             driver.find_element("id", "hint").click()
-            until(driver, "document.getElementById('hint-text').textContent.includes(':')")
+            until(driver, "document.getElementById('hint-text').dataset.kind")
             Select(driver.find_element("id", "duration")).select_by_value("10000")
             driver.find_element("id", "watch-start").click()
-            until(driver, "Number(document.getElementById('watch-mrv').dataset.seq) > 13")
+            until(driver, "Number(document.getElementById('watch-mrv').dataset.seq) > 100")
             driver.save_screenshot(args.out)
             driver.find_element("id", "watch-stop").click()
         finally:

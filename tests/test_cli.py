@@ -106,6 +106,16 @@ def test_a_missing_file_is_bad_input(run, tmp_path):
     assert done.returncode == 2 and "missing.txt" in done.stderr
 
 
+def test_a_puzzle_can_be_the_argument_itself(run):
+    done = run("count", WIKIPEDIA)
+    assert (done.returncode, done.stdout) == (0, "unique: 1 solution\n"), done.stderr
+    solved = run("solve", WIKIPEDIA.replace(".", "0"))
+    assert solved.returncode == 0 and solved.stdout.replace("\n", "") == WIKIPEDIA_SOLUTION
+    # 81 characters that are not all cells stay a file name.
+    missing = run("count", "x" * 81)
+    assert missing.returncode == 2 and "x" * 81 in missing.stderr
+
+
 def test_the_step_cap_gives_up_with_exit_4(run):
     done = run("solve", "--strategy", "naive", "--max-steps", "100", stdin=HARD)
     assert done.returncode == 4 and "gave up" in done.stderr

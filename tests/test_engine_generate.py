@@ -26,6 +26,21 @@ def test_each_puzzle_is_unique_of_its_level_with_its_solution(level):
         assert made["grade"]["score"] == g.score and made["grade"]["hardest"] == logic.TECHNIQUES[g.hardest]
 
 
+@pytest.mark.parametrize(("level", "symmetry", "orbit"), [
+    (4, "none", lambda c: {c}), (4, "rotational", lambda c: {c, 80 - c}),
+    (5, "mirror", lambda c: {c, c // 9 * 9 + 8 - c % 9})])
+def test_expert_and_extreme_puzzles_are_minimal(level, symmetry, orbit):
+    # From the expert level digging stops only when every given (orbit of
+    # givens, with symmetry) is needed: emptying any gives a second solution.
+    # Uniqueness is tested above; this fails if the generator's check said
+    # "not unique" of a puzzle that was.
+    for i in range(2):
+        puzzle = generate(puzzle_seed(100 + level, i), level, symmetry)["puzzle"]
+        for c in (c for c in range(81) if puzzle[c] != "."):
+            emptied = "".join("." if k in orbit(c) else v for k, v in enumerate(puzzle))
+            assert engine.count(emptied)[0] == 2, (puzzle, c)
+
+
 def test_the_same_seed_gives_the_same_puzzle_and_another_seed_another():
     assert generate(42, 3) == generate(42, 3)
     assert generate(42, 3)["puzzle"] != generate(43, 3)["puzzle"]

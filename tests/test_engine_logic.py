@@ -490,6 +490,44 @@ def test_grade_is_the_path_summed_and_grade_many_agrees():
         assert g.level == max(logic.LEVELS[s.technique] for s in steps)
 
 
+def recorded_grades() -> list[tuple[str, tuple]]:
+    """tests/data/grades.tsv: (puzzle, (level, hardest, steps, score, counts)) made
+    by the grader before it was made faster (see tests/data/README.md)."""
+    rows = []
+    for line in (DATA / "grades.tsv").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        puzzle, level, hardest, steps, score, used = line.split("\t")
+        counts = [0] * len(logic.TECHNIQUES)
+        for item in used.split(","):
+            name, n = item.split("=")
+            counts[logic.TECHNIQUES.index(name)] = int(n)
+        rows.append((puzzle, (level, hardest, int(steps), int(score), tuple(counts))))
+    return rows
+
+
+def test_grades_are_the_recorded_ones():
+    # A faster grader may not change a grade: every level, score and count of
+    # steps is what the grader before it gave (the calibration on qqwing's sets
+    # rests on them).
+    rows = recorded_grades()
+    assert len(rows) == 663 and {level for _, (level, *_) in rows} == set(logic.LEVEL_NAMES[1:])
+    grades = logic.grade_many("".join(puzzle for puzzle, _ in rows))
+    for (puzzle, expected), g in zip(rows, grades):
+        got = (g.level_name, logic.TECHNIQUES[g.hardest], g.steps, g.score, g.counts)
+        assert got == expected, puzzle
+
+
+def test_a_grade_is_its_path_on_the_hardest_recorded_puzzles():
+    # grade() solves with what it remembers between steps; path() looks for
+    # every step afresh: the two must take the same steps.
+    hardest = [puzzle for puzzle, (level, *_) in recorded_grades() if level in ("expert", "extreme")]
+    for puzzle in random.Random(14).sample(hardest, 40):
+        steps = logic.path(puzzle, unique=True)
+        assert logic.grade(puzzle).counts == tuple(
+            sum(s.technique == t for s in steps) for t in range(len(logic.TECHNIQUES)))
+
+
 def test_grades_of_boards_with_no_or_many_solutions():
     none = read(DATA / "invalid_no_solution.txt")[0]
     many = read(DATA / "multi_solution_16_clue.txt")[0]

@@ -86,10 +86,14 @@ def test_a_solve_survives_its_worker_being_killed(stub, redis):
     reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
     assert reader.first.wait(TIMEOUT)
     job_id = reader.items[0].job_id
+    # Found while it measures the search (seconds), not once the replay is
+    # under way: on a loaded machine the replay could end before a look.
+    pid = worker_running(redis, job_id)
     while redis.xlen(keys.frames(job_id)) < 60:  # the replay is under way
         time.sleep(0.01)
-    os.kill(worker_running(redis, job_id), signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
+    assert redis.xlen(keys.frames(job_id)) < 301, "the job ended before its worker was killed"
     reader.join(TIMEOUT)
     assert reader.error is None, reader.error
     frames = reader.items

@@ -1,10 +1,12 @@
 """The page at `/` (service/static/) in a real headless Chromium, driven by
 Selenium through Debian's chromium-driver, against the real service: load
-a puzzle, play, take a hint, watch naive and MRV solve to the end and
-compare the drawn grids with the solution, stop, resume and reset; a web
-game on another origin calls the API through CORS. Screenshots go to the
-test's temporary folder. Also: the committed client bundle is what
-`make web` makes from the proto.
+a puzzle, play, take hints that go on from the player's pencil marks (their
+sentences, patterns and eliminations), see wrong entries and marks named,
+generate a puzzle of a level, watch naive and MRV solve to the end and
+compare the drawn grids with the solution, stop (Cancel), resume and
+reset; a web game on another origin calls the API through CORS.
+Screenshots go to the test's temporary folder. Also: the committed client
+bundle is what `make web` makes from the proto.
 
 Skipped, saying so, where Chromium or its driver is missing; .ci/run
 installs both (apt), so CI runs it.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import filecmp
 import functools
 import http.server
+import re
 import shutil
 import subprocess
 import threading
@@ -22,7 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from client.frames import draw, split
+from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
+from worker import engine, hints, logic
 
 # A browser, and a wait for each drawing: seconds a test.
 pytestmark = pytest.mark.slow
@@ -33,6 +39,9 @@ CHROMEDRIVER = shutil.which("chromedriver")
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 HARDEST = (ROOT / "tests/data/norvig_hardest.txt").read_text().split()[0]  # naive: 671,215 steps
+# From magictour_top1465: with every candidate pencilled in, its first step is
+# an elimination (pointing: 4 of box 4 is in column 3, so not in r7c3, r8c3).
+POINTING = "........1...2.9.8..4.....7.8...9..3.9...3..642..1.6......68.5..1....53...75......"
 WAIT_S = 60
 
 needs_chromium = pytest.mark.skipif(
@@ -67,8 +76,22 @@ def wait_for(driver, script: str, *args, timeout: float = WAIT_S):
     """Waits until the JavaScript expression `script` is truthy; returns its value."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
-        lambda d: d.execute_script(f"return {script}", *args))
+    from selenium.common.exceptions import TimeoutException
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+            lambda d: d.execute_script(f"return {script}", *args))
+    except TimeoutException:
+        raise AssertionError(f"waited {timeout} s for {script}; the page says: {said(driver)}") from None
+
+
+def said(driver) -> dict:
+    """What the page shows in words, and where each watcher is: for a failure's message."""
+    return driver.execute_script(
+        "return {status: document.getElementById('puzzle-status').textContent,"
+        " hint: document.getElementById('hint-text').textContent,"
+        " watchers: [...document.querySelectorAll('.watcher')].map(w => ({...w.dataset,"
+        " counters: w.querySelector('.counters').textContent}))}")
 
 
 def drawn(driver, root: str) -> str:
@@ -81,6 +104,37 @@ def drawn(driver, root: str) -> str:
 def cell_classes(driver, root: str, cell: int) -> list[str]:
     return driver.execute_script(
         "return [...document.querySelectorAll(arguments[0] + ' .cell')][arguments[1]].className.split(' ')", root, cell)
+
+
+def cells_with(driver, name: str) -> list[int]:
+    """The cells of the game's grid that have class `name`."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#game .cell')].flatMap((c, i) => c.classList.contains(arguments[0])"
+        " ? [i] : [])", name)
+
+
+def marks(driver, cell: int) -> dict[str, str]:
+    """The pencil marks a cell of the game shows: digit -> its class ('' for a plain mark)."""
+    return driver.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#game .cell')[arguments[0]]"
+        ".querySelectorAll('.marks span')].filter(s => s.textContent).map(s => [s.textContent, s.className]))", cell)
+
+
+def hint(driver) -> str:
+    """Takes a hint; its words, once they are there."""
+    driver.execute_script("document.getElementById('hint-text').dataset.kind = ''")
+    click(driver, "#hint")
+    return wait_for(driver, "document.getElementById('hint-text').dataset.kind && "
+                            "document.getElementById('hint-text').innerText")
+
+
+def unit_cells(kind: str, index: int) -> set[int]:
+    if kind == "row":
+        return {(index - 1) * 9 + c for c in range(9)}
+    if kind == "column":
+        return {r * 9 + index - 1 for r in range(9)}
+    top, left = (index - 1) // 3 * 3, (index - 1) % 3 * 3
+    return {(top + r) * 9 + left + c for r in range(3) for c in range(3)}
 
 
 def press(driver, *keys: str) -> None:
@@ -128,15 +182,14 @@ def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp
     # r1c3 (cell 2) can only be 1, 2 or 4; pencil in 4 and 5, then ask for a hint.
     browser.find_elements("css selector", "#game .cell")[2].click()
     press(browser, "p", "4", "5", "p")
-    assert browser.execute_script("return document.querySelectorAll('#game .cell')[2].textContent") == "45"
-    click(browser, "#hint")
-    reason = wait_for(browser, "document.getElementById('hint-text').textContent.includes(':') && "
-                               "document.getElementById('hint-text').textContent")
-    assert "1 pencil mark ruled out" in reason  # the 5: a given of row 1
-    assert browser.execute_script("return document.querySelectorAll('#game .cell')[2].textContent") == "4"
-    target = browser.execute_script("return [...document.querySelectorAll('#game .cell')].findIndex("
-                                    "c => c.classList.contains('hint-cell'))")
-    assert target >= 0 and f"r{target // 9 + 1}c{target % 9 + 1} =" in reason
+    assert marks(browser, 2) == {"4": "", "5": ""}
+    words = hint(browser)
+    # The marks went with the request: the 5 (a given of row 1) is crossed
+    # out, which leaves r1c3 a naked single on the player's marks.
+    assert "r1c3 = 4" in words and "Naked single: r1c3 has no candidate left but 4" in words, words
+    assert "1 pencil mark crossed out" in words
+    assert marks(browser, 2) == {"4": "placement", "5": "eliminated"}
+    assert cells_with(browser, "hint-cell") == [2]
     browser.save_screenshot(str(tmp_path / "hint.png"))
 
     # A value twice in a row is shown at once; erasing it clears the conflict.
@@ -157,6 +210,141 @@ def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp
     browser.save_screenshot(str(tmp_path / "solved.png"))
 
 
+# Every control a player uses, and the three grids.
+CONTROLS = ("#builtin", "#puzzle-text", "#load", "#level", "#generate", "#game", "#keypad button", "#hint",
+            "#fill-marks", "#clear-entries", "#duration", "#watch-start", "#watch-stop", "#watch-resume",
+            "#watch-reset", "#watch-naive .grid", "#watch-mrv .grid", "#step-table")
+
+
+@needs_chromium
+def test_a_phone_sized_screen_plays_with_taps_and_nothing_runs_off_the_side(browser, service, tmp_path):
+    # A small phone, as Chromium's device emulation makes one: 360 CSS px wide, touch.
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 360, "height": 780, "deviceScaleFactor": 2, "mobile": True})
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True})
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    # (A page wider than the screen widens a phone's viewport to fit it, zoomed out.)
+    overflow = browser.execute_script(
+        "return [...document.querySelectorAll(arguments[0].join(','))].flatMap(e => {"
+        " const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 360 ?"
+        " [`${e.id || e.textContent.trim() || e.className} ${r.left}-${r.right}`] : []})", list(CONTROLS))
+    assert overflow == [], f"off the side of a 360 px screen: {overflow}"
+    assert browser.execute_script("return [innerWidth, document.documentElement.scrollWidth]") == [360, 360]
+    # A cell of the board is big enough to tap, and the two watched boards share the width.
+    side = browser.execute_script("return document.querySelector('#game .cell').getBoundingClientRect().width")
+    assert side >= 32, side
+    naive, mrv = (browser.execute_script(f"return document.querySelector('{root} .grid').getBoundingClientRect()")
+                  for root in ("#watch-naive", "#watch-mrv"))
+    assert naive["top"] == mrv["top"] and naive["right"] <= mrv["left"]
+
+    # Played with taps on the keypad: r1c3 (cell 2) is 4; a 5 there clashes with r1c2's.
+    browser.find_elements("css selector", "#game .cell")[2].click()
+    click(browser, "#keypad button[data-digit='5']")
+    assert drawn(browser, "#game")[2] == "5" and "conflict" in cell_classes(browser, "#game", 2)
+    click(browser, "#keypad button[data-digit='4']")
+    assert drawn(browser, "#game")[2] == "4" and "conflict" not in cell_classes(browser, "#game", 2)
+    browser.save_screenshot(str(tmp_path / "phone.png"))
+
+
+@needs_chromium
+def test_hints_go_on_from_the_pencil_marks_crossing_out_and_highlighting(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, POINTING)
+    click(browser, "#fill-marks")
+    wait_for(browser, "document.getElementById('hint-text').textContent.startsWith('Every blank cell')")
+    assert marks(browser, 56) == {"2": "", "3": "", "4": "", "9": ""}
+
+    words = hint(browser)
+    assert browser.execute_script("return document.getElementById('hint-text').dataset.kind") == "ELIMINATION"
+    assert "Cross out 4 in r7c3, r8c3" in words
+    assert "pointing (medium, on 4)" in words
+    assert "Pointing: in box 4, 4 can only go in column 3, so 4 is not in r7c3 or r8c3." in words
+    # The pattern (the 4s of box 4), its units (box 4, column 3), the cells losing a mark.
+    assert cells_with(browser, "hint-pattern") == [29, 47]
+    assert marks(browser, 29)["4"] == marks(browser, 47)["4"] == "pattern-0"
+    assert set(cells_with(browser, "hint-unit")) == unit_cells("box", 4) | unit_cells("column", 3)
+    assert cells_with(browser, "hint-elim") == [56, 65]
+    assert marks(browser, 56) == {"2": "", "3": "", "4": "eliminated", "9": ""}
+    browser.save_screenshot(str(tmp_path / "elimination.png"))
+
+    # The 4s are gone from the player's marks, so the next hint goes on from there.
+    words = hint(browser)
+    assert "Cross out 5 in r1c2, r2c2" in words, words
+    assert marks(browser, 56) == {"2": "", "3": "", "9": ""}
+    assert cells_with(browser, "hint-elim") == [1, 10]
+
+
+# Boards whose first step, with every candidate pencilled in, has a
+# pattern in two groups (a finned X-wing: its fin) or a chain (an AIC).
+FINNED_X_WING = ".2..5.7..4..1....68....3...2....8..3.4..2.5.....6...1...2.9.....9......57.4...9.."
+AIC = ".2...3..48..7..39...7....61..3.7...8..6..213.5.........4.8....6..8.1..2..5...9..."
+
+
+@needs_chromium
+@pytest.mark.parametrize("board, name", [(FINNED_X_WING, "finned X-wing"), (AIC, "alternating inference chain")],
+                         ids=["fins", "chain"])
+def test_a_hints_pattern_groups_and_chain_are_drawn_apart(browser, service, tmp_path, board, name):
+    browser.get(page_url(service))
+    load(browser, board)
+    click(browser, "#fill-marks")
+    wait_for(browser, "document.getElementById('hint-text').textContent.startsWith('Every blank cell')")
+    words = hint(browser)
+    # The oracle: the same step from the logic engine, on the candidates the rules leave.
+    step = logic.step(board, hints.candidates(engine.parse_board(board)))
+    assert name in words, words
+    for group, klass in ((0, "hint-pattern"), (1, "hint-pattern-1")):
+        assert cells_with(browser, klass) == sorted({c for g, c, _ in step.pattern if g == group}), klass
+    assert cells_with(browser, "hint-chain") == sorted({node.cell for node in step.chain})
+    assert cells_with(browser, "hint-elim") == sorted({c for c, _ in step.eliminations})
+    for node in step.chain:  # each of the chain's candidates: true or false along it
+        assert marks(browser, node.cell)[str(node.digit)] == ("chain-on" if node.on else "chain-off"), node
+    chained = {(node.cell, node.digit) for node in step.chain}
+    for group, cell, digit in step.pattern:
+        if (cell, digit) not in chained:
+            assert marks(browser, cell)[str(digit)] == f"pattern-{group}", (cell, digit)
+    for cell, digit in step.eliminations:
+        assert marks(browser, cell)[str(digit)] == "eliminated", (cell, digit)
+    browser.save_screenshot(str(tmp_path / "pattern.png"))
+
+
+@needs_chromium
+def test_a_wrong_entry_and_wrong_pencil_marks_are_named(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    browser.find_elements("css selector", "#game .cell")[2].click()  # r1c3, 4 in the solution
+    press(browser, "p", "1", "2", "p")
+    words = hint(browser)
+    assert "Your pencil marks in r1c3 leave out 4" in words, words
+    assert cells_with(browser, "hint-wrong") == [2]
+    assert marks(browser, 2) == {"1": "", "2": "", "4": "missing"}
+    browser.save_screenshot(str(tmp_path / "wrong-marks.png"))
+
+    press(browser, "1")  # breaks no rule, but the solution has 4 there
+    words = hint(browser)
+    assert "r1c3 = 1 is wrong" in words and "the solution has 4 there" in words, words
+    assert cells_with(browser, "hint-wrong") == [2]
+
+
+@needs_chromium
+def test_generate_fills_the_grid_with_a_unique_puzzle_of_the_level(browser, service, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(page_url(service))
+    load(browser, WIKIPEDIA)
+    Select(browser.find_element("id", "level")).select_by_visible_text("hard")
+    click(browser, "#generate")
+    status = wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Generated') && "
+                               "document.getElementById('puzzle-status').textContent")
+    puzzle = drawn(browser, "#game")
+    assert puzzle != WIKIPEDIA
+    assert engine.count(puzzle, limit=2) == (1, True)
+    assert logic.grade(puzzle).level_name == "hard"
+    assert "Grade: hard (score " in status, status
+    assert all("given" in cell_classes(browser, "#game", c) for c in range(81) if puzzle[c] != ".")
+    browser.save_screenshot(str(tmp_path / "generated.png"))
+
+
 @needs_chromium
 def test_watch_draws_naive_and_mrv_to_the_solution_with_the_players_entries(browser, service, tmp_path):
     browser.get(page_url(service))
@@ -167,6 +355,7 @@ def test_watch_draws_naive_and_mrv_to_the_solution_with_the_players_entries(brow
     browser.save_screenshot(str(tmp_path / "watched.png"))
     for root in ("#watch-naive", "#watch-mrv"):
         assert drawn(browser, root) == SOLVED, root
+        assert cursor_cells(browser, root) == [], root  # the search is over: no cell being decided
         assert "entry" in cell_classes(browser, root, 2) and "given" in cell_classes(browser, root, 0)
         assert "search" in cell_classes(browser, root, 3), root  # a blank the search filled
     table = step_table(browser)
@@ -181,47 +370,128 @@ def test_the_empty_board_takes_naive_701_steps(browser, service, tmp_path):
     Select(browser.find_element("id", "builtin")).select_by_visible_text("Empty board")
     wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Loaded')")
     watch_to_the_end(browser, 2000)
-    assert step_table(browser)["naive"][0] == "701"
+    table = step_table(browser)
+    assert table["naive"] == ["701", "391", "310", "solved"]  # 81 placements kept, 310 taken back and redone
+    steps, placements, retractions = (int(n.replace(",", "")) for n in table["mrv"][:3])
+    assert table["mrv"][3] == "solved" and steps == placements + retractions and placements - retractions == 81
     for root in ("#watch-naive", "#watch-mrv"):
         assert is_completion("." * 81, drawn(browser, root)), root
     browser.save_screenshot(str(tmp_path / "empty.png"))
 
 
+def cursor_cells(driver, root: str) -> list[int]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .cell')].flatMap((c, i) =>"
+        " c.classList.contains('cursor') ? [i] : [])", root)
+
+
+def watcher(driver, root: str) -> dict[str, str]:
+    return driver.execute_script("return {...document.querySelector(arguments[0]).dataset}", root)
+
+
+def all_states(driver, state: str, negate: bool = False) -> None:
+    test = "!==" if negate else "==="
+    wait_for(driver, f"[...document.querySelectorAll('.watcher')].every(w => w.dataset.state {test} '{state}')")
+
+
 @needs_chromium
-def test_stop_resume_and_reset_do_what_they_say(browser, service, tmp_path):
+def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browser, service, stub, tmp_path):
     from selenium.webdriver.support.ui import Select
 
     browser.get(page_url(service))
     load(browser, HARDEST)
-    Select(browser.find_element("id", "duration")).select_by_value("5000")
+    Select(browser.find_element("id", "duration")).select_by_value("2000")
     click(browser, "#watch-start")
-    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 20")
-    click(browser, "#watch-stop")  # the streams end: no more frames drawn
-    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state !== 'running')")
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 10")
+    click(browser, "#watch-stop")
+    all_states(browser, "running", negate=True)
     browser.save_screenshot(str(tmp_path / "stopped.png"))
-    stopped_at = drawn(browser, "#watch-naive"), browser.execute_script(
-        "return document.getElementById('watch-naive').dataset.seq")
+    stopped = watcher(browser, "#watch-naive")
+    board = drawn(browser, "#watch-naive")
     browser.execute_script("return new Promise(r => setTimeout(r, 700))")
-    assert (drawn(browser, "#watch-naive"), browser.execute_script(
-        "return document.getElementById('watch-naive').dataset.seq")) == stopped_at
+    assert (watcher(browser, "#watch-naive"), drawn(browser, "#watch-naive")) == (stopped, board), "drawn on"
+    assert stopped["state"] == "stopped" and 0 < int(stopped["step"]) < 671_215
 
-    click(browser, "#watch-resume")  # Watch from the last seq drawn: on to the end
-    resumed_at = wait_for(browser, "document.getElementById('watch-naive').dataset.seq !== arguments[0] && "
-                                   "Number(document.getElementById('watch-naive').dataset.seq)", stopped_at[1])
-    assert resumed_at > int(stopped_at[1]), "resumed after the last frame drawn, not from the start"
-    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+    # Stop was Cancel: the job's own frames now end CANCELLED, where its stream was.
+    for root, total in (("#watch-naive", 671_215), ("#watch-mrv", 1_675)):
+        frames = list(stub.Watch(pb.WatchRequest(job_id=watcher(browser, root)["job"], unpaced=True), timeout=30))
+        assert frames[-1].outcome == pb.CANCELLED, root
+        assert int(watcher(browser, root)["step"]) <= frames[-1].counters.steps < total, root
+        # The job plays in the duration chosen, and the page drew its frames by the proto's
+        # recipe up to the stop: the same board, the cursor on the frame's cell.
+        assert frames[0].job.pacing.duration_ms == 2000, root
+        seq = int(watcher(browser, root)["seq"])
+        at = [frame.seq for message in frames for frame in split(message)].index(seq)
+        assert drawn(browser, root) == draw(frames)[at], root
+        cursor = [frame.cursor for message in frames for frame in split(message)][at]
+        assert cursor >= 0 and cursor_cells(browser, root) == [cursor], root
+
+    # Resume is Watch from the last seq drawn (of the same search, started again): the
+    # first frame drawn is the next one, and it starts at the step the drawing stopped at.
+    click(browser, "#watch-resume")
+    resumed = wait_for(browser, "document.getElementById('watch-naive').dataset.resumedAt")
+    assert resumed == f"{int(stopped['seq']) + 1} {stopped['step']}"
+    all_states(browser, "done")
+    assert watcher(browser, "#watch-naive")["job"] != stopped["job"]
     solution = drawn(browser, "#watch-mrv")
     assert is_completion(HARDEST, solution)
     assert drawn(browser, "#watch-naive") == solution
-    assert step_table(browser)["naive"][0] == "671,215"
+    assert step_table(browser)["naive"] == ["671,215", "335,637", "335,578", "solved"]
     browser.save_screenshot(str(tmp_path / "resumed.png"))
 
-    click(browser, "#watch-reset")  # Watch from 0: the same search from its start
+    # Reset is Watch from 0: the same job's search from its start, to the end again.
+    finished = watcher(browser, "#watch-naive")["job"]
+    click(browser, "#watch-reset")
     wait_for(browser, "document.getElementById('watch-naive').dataset.state === 'running' && "
-                      "Number(document.getElementById('watch-naive').dataset.seq) < 20")
-    assert step_table(browser)["naive"][0] == ""
-    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state === 'done')")
+                      "Number(document.getElementById('watch-naive').dataset.seq) < 10")
+    assert "final" not in browser.find_element("css selector", "#step-table tr[data-strategy=naive]").get_attribute("class")
+    assert watcher(browser, "#watch-naive")["job"] == finished
+    all_states(browser, "done")
     assert drawn(browser, "#watch-naive") == solution
+    assert step_table(browser)["naive"][0] == "671,215"
+
+    # Reset after a Stop: the cancelled job would end where it stopped, so a new one plays from 0.
+    click(browser, "#watch-reset")
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 10")
+    click(browser, "#watch-stop")
+    all_states(browser, "running", negate=True)
+    click(browser, "#watch-reset")
+    wait_for(browser, "document.getElementById('watch-naive').dataset.state === 'running' && "
+                      "Number(document.getElementById('watch-naive').dataset.seq) < 10")
+    all_states(browser, "done")
+    assert watcher(browser, "#watch-naive")["job"] != finished
+    assert drawn(browser, "#watch-naive") == solution
+    assert step_table(browser)["naive"][0] == "671,215"
+
+
+@needs_chromium
+def test_a_service_with_a_token_is_played_once_the_token_is_given(browser, custom_service, tmp_path):
+    running = custom_service(auth_token="page-secret")
+    browser.get(page_url(running))
+    status = "document.getElementById('puzzle-status')"
+    said_first = wait_for(browser, f"{status}.classList.contains('error') && {status}.textContent")
+    assert 'set the token under "Service" below' in said_first, said_first
+    assert browser.execute_script("return document.getElementById('settings').open")
+
+    def use(token: str) -> None:
+        field = browser.find_element("id", "token")
+        field.clear()
+        field.send_keys(token)
+        click(browser, "#token-form button")
+
+    use("not-it")
+    field = browser.find_element("id", "puzzle-text")
+    field.clear()
+    field.send_keys(WIKIPEDIA)
+    click(browser, "#load")  # "Use" said the token will be sent: a new error, not the first one
+    wrong = wait_for(browser, f"{status}.classList.contains('error') && {status}.textContent")
+    assert 'set the token under "Service" below' in wrong, wrong
+    use("page-secret")
+    load(browser, WIKIPEDIA)  # CountSolutions and Grade
+    assert re.search(r"r\dc\d = \d", hint(browser))  # Hint: the next placement
+    watch_to_the_end(browser, 2000)  # Solve, streamed
+    assert drawn(browser, "#watch-naive") == drawn(browser, "#watch-mrv") == SOLVED
+    browser.save_screenshot(str(tmp_path / "token.png"))
 
 
 FOREIGN_PAGE = """<!doctype html><title>waiting</title>

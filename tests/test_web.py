@@ -110,6 +110,30 @@ def test_hint_and_count_answer_as_on_the_grpc_port(api, stub):
     assert (count.verdict, count.count, count.solution) == (pb.CountReply.UNIQUE, 1, SOLVED)
 
 
+def test_the_logic_rpcs_answer_as_on_the_grpc_port(api, stub):
+    # The page's Grade, Generate and pencil-mark hints, and the rest a web game may call.
+    assert api.call("GetLimits", pb.GetLimitsRequest()) == stub.GetLimits(pb.GetLimitsRequest(), timeout=30)
+    explain = pb.ExplainRequest(board=WIKIPEDIA)
+    assert api.call("Explain", explain) == stub.Explain(explain, timeout=30)
+    assert api.call("Explain", explain).solved
+    grade = api.call("Grade", pb.GradeRequest(board=WIKIPEDIA))
+    assert grade == stub.Grade(pb.GradeRequest(board=WIKIPEDIA), timeout=30)
+    assert (grade.verdict, grade.level) == (pb.CountReply.UNIQUE, pb.EASY)
+    generate = pb.GenerateRequest(level=pb.MEDIUM, count=2, seed=17)
+    made = list(api.stream("Generate", generate))
+    assert made == list(stub.Generate(generate, timeout=60))
+    assert [p.index for p in made] == [0, 1] and {p.grade.level for p in made} == {pb.MEDIUM}
+    assert all(is_completion(p.puzzle, p.solution) for p in made)
+
+
+def test_grade_many_answers_every_board_in_order(api):
+    [reply] = list(api.bidi("GradeMany", [pb.GradeManyRequest(boards=[WIKIPEDIA, "x" * 81, EMPTY])]))
+    assert [g.verdict for g in reply.grades] == [pb.CountReply.UNIQUE, pb.CountReply.VERDICT_UNSPECIFIED,
+                                                 pb.CountReply.MULTIPLE]
+    assert reply.grades[0].level == pb.EASY and reply.grades[2].level == pb.LEVEL_UNSPECIFIED
+    assert "boards[1]: cell r1c1: 'x' is not 1-9" in reply.grades[1].error.message
+
+
 def test_count_batch_and_count_many_answer_every_board_in_order(api):
     boards = [WIKIPEDIA, "x" * 81, EMPTY]
     replies = list(api.bidi("CountBatch", [pb.CountRequest(board=b) for b in boards]))

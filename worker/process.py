@@ -19,6 +19,7 @@ from rq.utils import import_attribute
 
 from service.config import Settings
 from sudoku import connections, heap, keys
+from worker.supervisor import SUPERVISOR_PID
 from worker.recovery import maintain
 from worker.workers import WORKER_CLASSES
 
@@ -53,7 +54,7 @@ def run(settings: Settings) -> None:
                         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     if not settings.redis_url:
         raise SystemExit("worker: REDIS_URL is not set (sudoku-server and sudoku-worker set it for their workers)")
-    parent = os.getppid()
+    parent = int(os.environ.get(SUPERVISOR_PID) or os.getppid())
     redis = connections.worker(settings.redis_url)
     _wait_for(redis, parent)
     # Names, not Queue objects: each worker class makes its own kind of queue.

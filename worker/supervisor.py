@@ -22,6 +22,10 @@ from worker import metrics
 log = logging.getLogger("sudoku.supervisor")
 
 MAX_BACKOFF = 10.0
+# Each worker is told its supervisor's pid rather than reading its parent's:
+# a supervisor killed before the worker looked would leave it taking init
+# for its supervisor, waiting for a Redis that is gone, for ever.
+SUPERVISOR_PID = "SUDOKU_SUPERVISOR_PID"
 
 
 @dataclass
@@ -59,7 +63,8 @@ class Supervisor:
 
     def _spawn(self, slot: _Slot) -> None:
         slot.proc = subprocess.Popen([sys.executable, "-m", "worker.process"],
-                                     env={**self.env, "SUDOKU_WORKER_QUEUES": slot.queues})
+                                     env={**self.env, "SUDOKU_WORKER_QUEUES": slot.queues,
+                                          SUPERVISOR_PID: str(os.getpid())})
         slot.started_at = time.monotonic()
 
     def check(self) -> None:

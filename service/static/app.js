@@ -1,13 +1,14 @@
 // The page: play a game, and watch naive and MRV search side by side.
 //
-// There is no solver here. Hints, counts and searches run on the service's
-// workers, reached through sudoku.v1.Sudoku over the Connect protocol
-// (./api.js, made by `make web`); this script keeps the player's board,
-// shows the rules a player can see broken (one value twice in a unit), and
-// draws a search's frames by the proto's recipe.
+// There is no solver here. Hints, counts, grades, new puzzles and searches
+// run on the service's workers, reached through sudoku.v1.Sudoku over the
+// Connect protocol (./api.js, made by `make web`); this script keeps the
+// player's board, shows the rules a player can see broken (one value twice
+// in a unit), and draws a search's frames by the proto's recipe.
 import {
   Code, ConnectError, createClient, createConnectTransport,
-  CountReply_Verdict, HintReply_Kind, Move_Technique, Outcome, Strategy, Sudoku, Unit_Kind, View,
+  CountReply_Verdict, HintReply_Kind, Level, Outcome, Step_Technique, Strategy, Sudoku,
+  Unit_Kind, View,
 } from "./api.js";
 
 const PUZZLES = [
@@ -19,6 +20,7 @@ const PUZZLES = [
 ];
 const FPS = 30;
 const BLANK = ".".repeat(81);
+const ALL_VALUES = 0x1ff; // a pencil-mark mask: bit v-1 set means v may go in the cell
 
 // ---- The grid's geometry: cells 0-80 in reading order, units, peers.
 
@@ -31,6 +33,7 @@ const PEERS = [...Array(81)].map((_, cell) =>
   new Set(UNITS.filter((unit) => unit.includes(cell)).flat().filter((peer) => peer !== cell)));
 
 const cellName = (cell) => `r${Math.floor(cell / 9) + 1}c${(cell % 9) + 1}`;
+const bit = (value) => 1 << (value - 1);
 
 /** The cells of a sudoku.v1.Unit (kind ROW, COLUMN or BOX, index 1-9). */
 function unitCells(unit) {
@@ -75,6 +78,22 @@ function makeGrid(root) {
 }
 
 const number = (n) => Number(n).toLocaleString("en-US");
+const plural = (n, noun) => `${number(n)} ${noun}${Number(n) === 1 ? "" : "s"}`;
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1).replace(/([^.])$/, "$1.");
+
+// The techniques as a player reads them (the service's own sentences use
+// the same words, worker/sentences.py).
+const TITLES = {
+  TWO_STRING_KITE: "two-string kite", XY_WING: "XY-wing", XYZ_WING: "XYZ-wing", W_WING: "W-wing",
+  X_WING: "X-wing", FINNED_X_WING: "finned X-wing", SASHIMI_X_WING: "sashimi X-wing",
+  SIMPLE_COLORING: "simple colouring", BUG_PLUS_ONE: "BUG+1", X_CHAIN: "X-chain", XY_CHAIN: "XY-chain",
+  AIC: "alternating inference chain", ALS_XZ: "ALS-XZ", ALS_XY_WING: "ALS-XY-wing",
+};
+const techniqueName = (technique) => {
+  const name = Step_Technique[technique] ?? "";
+  return TITLES[name] ?? name.toLowerCase().replace(/_/g, " ");
+};
+const levelName = (level) => (Level[level] ?? "").toLowerCase();
 
 // ---- The API: one client, the token (when the service asks for one) on every call.
 
@@ -105,15 +124,24 @@ function problem(error) {
 
 const aborted = (error) => error instanceof ConnectError && error.code === Code.Canceled;
 
+/** Resolves after `ms`, or as soon as `signal` is aborted. */
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
+
 // ---- Playing: the givens, the player's entries and pencil marks.
 
 const game = {
   givens: BLANK.split(""),
   entries: BLANK.split(""),
-  marks: new Array(81).fill(0), // bit v-1 set: v pencilled in (the API's candidate masks)
+  marks: new Array(81).fill(0), // the player's pencil marks, as the API's masks
   selected: -1,
   pencil: false,
-  hint: null, // what the last hint highlights, until the board changes
+  hint: null, // what the last hint shows (see Highlights), until the board changes
 };
 const gameCells = makeGrid(document.getElementById("game"));
 const puzzleStatus = document.getElementById("puzzle-status");
@@ -124,15 +152,59 @@ const boardValues = () => [...Array(81)].map((_, cell) => valueAt(cell));
 
 function setStatus(element, text, kind = "") {
   element.textContent = text;
-  element.className = element.className.replace(/\b(error|solved)\b/g, "").trim();
+  element.classList.remove("error", "solved");
   if (kind) element.classList.add(kind);
 }
+
+/** A hint's highlights: classes for cells, and for single pencil marks
+ *  (a mark the hint names is drawn even where the player has none). */
+class Highlights {
+  constructor() {
+    this.cells = new Map(); // cell -> Set of classes
+    this.marks = new Map(); // cell -> Map value -> class
+  }
+
+  cell(cell, name) {
+    if (!this.cells.has(cell)) this.cells.set(cell, new Set());
+    this.cells.get(cell).add(name);
+  }
+
+  mark(cell, value, name) {
+    if (!this.marks.has(cell)) this.marks.set(cell, new Map());
+    const marks = this.marks.get(cell);
+    if (!marks.has(value) || name === "eliminated") marks.set(value, name); // a crossed-out mark shows as one
+  }
+
+  markBits(cell) {
+    let bits = 0;
+    for (const value of this.marks.get(cell)?.keys() ?? []) bits |= bit(value);
+    return bits;
+  }
+}
+
+function drawMarks(div, bits, classes) {
+  const marks = document.createElement("div");
+  marks.className = "marks";
+  for (let v = 1; v <= 9; v++) {
+    const span = document.createElement("span");
+    if (bits & bit(v)) {
+      span.textContent = String(v);
+      const name = classes?.get(v);
+      if (name) span.className = name;
+    }
+    marks.append(span);
+  }
+  div.replaceChildren(marks);
+}
+
+const CELL_HINTS = ["hint-cell", "hint-pattern", "hint-pattern-1", "hint-pattern-2", "hint-chain",
+  "hint-unit", "hint-elim", "hint-wrong"];
 
 function renderGame() {
   const values = boardValues();
   const clashing = conflicts(values);
   const peers = game.selected >= 0 ? PEERS[game.selected] : new Set();
-  const hint = game.hint ?? { target: [], unit: [], wrong: [] };
+  const hint = game.hint ?? new Highlights();
   gameCells.forEach((div, cell) => {
     const value = values[cell];
     div.classList.toggle("given", game.givens[cell] !== ".");
@@ -140,24 +212,13 @@ function renderGame() {
     div.classList.toggle("selected", cell === game.selected);
     div.classList.toggle("peer", peers.has(cell));
     div.classList.toggle("conflict", clashing.has(cell));
-    div.classList.toggle("hint-cell", hint.target.includes(cell));
-    div.classList.toggle("hint-unit", hint.unit.includes(cell));
-    div.classList.toggle("hint-wrong", hint.wrong.includes(cell));
+    const named = hint.cells.get(cell) ?? new Set();
+    for (const name of CELL_HINTS) div.classList.toggle(name, named.has(name));
     div.setAttribute("aria-label", `${cellName(cell)} ${value === "." ? "blank" : value}`);
-    if (value !== ".") {
-      div.textContent = value;
-    } else if (game.marks[cell]) {
-      const marks = document.createElement("div");
-      marks.className = "marks";
-      for (let v = 1; v <= 9; v++) {
-        const span = document.createElement("span");
-        span.textContent = game.marks[cell] & (1 << (v - 1)) ? String(v) : "";
-        marks.append(span);
-      }
-      div.replaceChildren(marks);
-    } else {
-      div.textContent = "";
-    }
+    const bits = value === "." ? game.marks[cell] | hint.markBits(cell) : 0;
+    if (value !== ".") div.textContent = value;
+    else if (bits) drawMarks(div, bits, hint.marks.get(cell));
+    else div.textContent = "";
   });
   if (values.every((v) => v !== ".") && clashing.size === 0) {
     setStatus(puzzleStatus, "Solved: every row, column and box holds 1 to 9.", "solved");
@@ -168,7 +229,8 @@ function renderGame() {
 
 function boardChanged() {
   game.hint = null;
-  hintText.textContent = "";
+  hintText.replaceChildren();
+  hintText.classList.remove("error");
   renderGame();
 }
 
@@ -182,13 +244,13 @@ function put(digit) {
   const cell = game.selected;
   if (cell < 0 || game.givens[cell] !== ".") return;
   if (game.pencil && digit > 0) {
-    if (game.entries[cell] === ".") game.marks[cell] ^= 1 << (digit - 1);
+    if (game.entries[cell] === ".") game.marks[cell] ^= bit(digit);
   } else if (digit === 0) {
     if (game.entries[cell] !== ".") game.entries[cell] = ".";
     else game.marks[cell] = 0;
   } else {
     game.entries[cell] = String(digit);
-    for (const peer of PEERS[cell]) game.marks[peer] &= ~(1 << (digit - 1)); // as on paper
+    for (const peer of PEERS[cell]) game.marks[peer] &= ~bit(digit); // as on paper
   }
   boardChanged();
 }
@@ -224,34 +286,57 @@ document.getElementById("clear-entries").addEventListener("click", () => {
   boardChanged();
 });
 
-// ---- Loading a puzzle: the service checks it (CountSolutions) and says how many solutions it has.
+// ---- A puzzle: built in, typed (the service counts its solutions and grades it), or generated.
 
 const builtin = document.getElementById("builtin");
 for (const [name, board] of PUZZLES) builtin.append(new Option(name, board));
 builtin.append(new Option("(typed)", ""));
 
-async function load(text) {
-  setStatus(puzzleStatus, "Checking the puzzle…");
-  let reply;
-  try {
-    reply = await api.countSolutions({ board: text, limit: 2n });
-  } catch (error) {
-    setStatus(puzzleStatus, problem(error), "error");
-    return;
-  }
+function setPuzzle(text) {
   game.givens = text.replace(/\s/g, "").replace(/0/g, ".").split("");
   game.entries = BLANK.split("");
   game.marks.fill(0);
   game.selected = -1;
   watch.clear();
   boardChanged();
+}
+
+/** "hard (score 1,128; hardest step: X-wing)" */
+const gradeText = (grade) =>
+  `${levelName(grade.level)} (score ${number(grade.score)}; hardest step: ${techniqueName(grade.hardest)})`;
+
+// Each load or generate takes a number; an answer to one since replaced by
+// another is dropped (the page's own first load may answer after the player's).
+let puzzleAsked = 0;
+
+async function load(text) {
+  const asked = ++puzzleAsked;
+  setStatus(puzzleStatus, "Checking the puzzle…");
+  let reply;
+  try {
+    reply = await api.countSolutions({ board: text, limit: 2n });
+  } catch (error) {
+    if (asked === puzzleAsked) setStatus(puzzleStatus, problem(error), "error");
+    return;
+  }
+  if (asked !== puzzleAsked) return;
+  setPuzzle(text);
   const verdicts = {
     [CountReply_Verdict.UNIQUE]: "one solution",
     [CountReply_Verdict.MULTIPLE]: "more than one solution",
     [CountReply_Verdict.NONE]: "no solution",
     [CountReply_Verdict.UNKNOWN]: "too hard to count in the time allowed",
   };
-  setStatus(puzzleStatus, `Loaded: ${verdicts[reply.verdict] ?? "counted"}.`);
+  const loaded = `Loaded: ${verdicts[reply.verdict] ?? "counted"}.`;
+  setStatus(puzzleStatus, loaded);
+  if (reply.verdict !== CountReply_Verdict.UNIQUE) return; // only a unique puzzle has a grade
+  try {
+    const grade = await api.grade({ board: text });
+    const still = asked === puzzleAsked && puzzleStatus.textContent === loaded; // nothing said since
+    if (still && grade.level) setStatus(puzzleStatus, `${loaded} Grade: ${gradeText(grade)}.`);
+  } catch {
+    // The grade is extra: the puzzle is loaded without it.
+  }
 }
 
 builtin.addEventListener("change", () => {
@@ -266,48 +351,141 @@ document.getElementById("puzzle-form").addEventListener("submit", (event) => {
   load(document.getElementById("puzzle-text").value);
 });
 
-// ---- Hints: the step, its reason, its cells and units, and pencil marks it rules out.
-
-const TECHNIQUES = {
-  [Move_Technique.NAKED_SINGLE]: "naked single",
-  [Move_Technique.HIDDEN_SINGLE]: "hidden single",
-  [Move_Technique.FROM_SOLUTION]: "from the solution",
-};
-
-/** The cells a hint points at. Richer hints (a pattern's cells and units)
- *  add theirs here, each list drawn by its own style. */
-function hintHighlights(reply) {
-  const target = [];
-  const unit = [];
-  const wrong = [];
-  if (reply.kind === HintReply_Kind.NEXT_MOVE && reply.move) {
-    const { cell } = reply.move;
-    target.push(cell);
-    if (reply.move.technique === Move_Technique.NAKED_SINGLE) {
-      unit.push(...PEERS[cell]); // its row, column and box hold the other eight values
-    } else {
-      unit.push(...unitCells(reply.move.unit));
+const generateButton = document.getElementById("generate");
+generateButton.addEventListener("click", async () => {
+  const level = Number(document.getElementById("level").value);
+  const asked = ++puzzleAsked;
+  setStatus(puzzleStatus, `Generating a ${levelName(level)} puzzle…`);
+  generateButton.disabled = true;
+  try {
+    for await (const made of api.generate({ level, count: 1 })) {
+      if (asked !== puzzleAsked) break;
+      builtin.value = "";
+      document.getElementById("puzzle-text").value = made.puzzle;
+      setPuzzle(made.puzzle);
+      const givens = [...made.puzzle].filter((c) => c !== ".").length;
+      setStatus(puzzleStatus,
+        `Generated: one solution, ${givens} givens. Grade: ${gradeText(made.grade)}. Seed ${made.seed}.`);
     }
-  } else if (reply.kind === HintReply_Kind.WRONG_ENTRY && reply.wrong) {
-    wrong.push(...reply.wrong.cells);
-    unit.push(...unitCells(reply.wrong.unit));
-  } else if (reply.kind === HintReply_Kind.NO_SOLUTION) {
-    wrong.push(...reply.conflicts);
+  } catch (error) {
+    if (asked === puzzleAsked) setStatus(puzzleStatus, problem(error), "error");
+  } finally {
+    generateButton.disabled = false;
   }
-  return { target, unit, wrong };
+});
+
+// ---- Hints: the step, its sentence, its pattern highlighted, its eliminations crossed out.
+
+/** The masks to send as HintRequest.pencil_marks: the player's marks, and
+ *  every value for a blank cell the player has not marked (the rules then
+ *  decide its candidates); none at all when the player has marked nothing,
+ *  so that the hint is always a placement. */
+function pencilMarks() {
+  const blank = (cell) => valueAt(cell) === ".";
+  if (!game.marks.some((marks, cell) => marks && blank(cell))) return [];
+  return game.marks.map((marks, cell) => (blank(cell) ? marks || ALL_VALUES : 0));
 }
 
-/** Pencil marks the service rules out: today every mark outside a cell's
- *  candidates (HintReply.candidates); a hint's own eliminations go here too. */
-function applyEliminations(reply) {
-  if (reply.candidates.length !== 81) return 0;
+/** What a Step shows: its placement, pattern (by group), chain, units and digits, and eliminations. */
+function stepHighlights(step, shown) {
+  if (step.placement) {
+    shown.cell(step.placement.cell, "hint-cell");
+    shown.mark(step.placement.cell, step.placement.value, "placement");
+  }
+  // A chain's candidates are also its pattern's: the chain goes first, so
+  // that each shows whether the chain makes it true or false.
+  for (const node of step.chain) {
+    shown.cell(node.cell, "hint-chain");
+    shown.mark(node.cell, node.value, node.on ? "chain-on" : "chain-off");
+  }
+  for (const { cell, value, group } of step.pattern) {
+    shown.cell(cell, group ? `hint-pattern-${Math.min(group, 2)}` : "hint-pattern");
+    shown.mark(cell, value, `pattern-${Math.min(group, 2)}`);
+  }
+  const unitCellList = step.units.flatMap(unitCells);
+  for (const cell of unitCellList) shown.cell(cell, "hint-unit");
+  // The step's digits in its units' cells (a fish's lines), where the player pencilled them.
+  for (const cell of unitCellList) {
+    for (const digit of step.digits) if (game.marks[cell] & bit(digit)) shown.mark(cell, digit, "digit");
+  }
+  for (const { cell, value } of step.eliminations) {
+    shown.cell(cell, "hint-elim");
+    shown.mark(cell, value, "eliminated");
+  }
+  if (step.technique === Step_Technique.NAKED_SINGLE && !step.units.length && step.placement) {
+    for (const peer of PEERS[step.placement.cell]) shown.cell(peer, "hint-unit"); // its row, column and box
+  }
+}
+
+/** Crosses out what the service rules out: marks outside a cell's
+ *  candidates (those the rules allow), then the step's eliminations. A
+ *  cell the player had not marked gets its candidates first, so that the
+ *  next hint goes on from the eliminations. Returns how many went. */
+function applyEliminations(reply, shown) {
   let removed = 0;
-  reply.candidates.forEach((candidates, cell) => {
-    const gone = game.marks[cell] & ~candidates;
-    for (let bits = gone; bits; bits &= bits - 1) removed++;
-    game.marks[cell] &= candidates;
-  });
+  const remove = (cell, gone) => {
+    for (let bits = game.marks[cell] & gone; bits; bits &= bits - 1) {
+      shown.mark(cell, 1 + Math.log2(bits & -bits), "eliminated");
+      removed++;
+    }
+    game.marks[cell] &= ~gone;
+  };
+  if (reply.candidates.length === 81) {
+    reply.candidates.forEach((candidates, cell) => {
+      if (valueAt(cell) === ".") remove(cell, ~candidates & ALL_VALUES);
+    });
+  }
+  if (reply.kind === HintReply_Kind.ELIMINATION && reply.step) {
+    for (const { cell, value } of reply.step.eliminations) {
+      if (!game.marks[cell]) game.marks[cell] = reply.candidates[cell] ?? ALL_VALUES;
+      remove(cell, bit(value));
+    }
+  }
   return removed;
+}
+
+function hintHighlights(reply, shown) {
+  if (reply.step) {
+    stepHighlights(reply.step, shown);
+  } else if (reply.move) { // FROM_SOLUTION: a placement with no pattern
+    shown.cell(reply.move.cell, "hint-cell");
+  }
+  if (reply.kind === HintReply_Kind.WRONG_ENTRY && reply.wrong) {
+    for (const cell of reply.wrong.cells) shown.cell(cell, "hint-wrong");
+    for (const cell of unitCells(reply.wrong.unit)) shown.cell(cell, "hint-unit");
+    if (reply.wrong.pencilMarks) shown.mark(reply.wrong.cells[0], reply.wrong.shouldBe, "missing");
+  } else if (reply.kind === HintReply_Kind.NO_SOLUTION) {
+    for (const cell of reply.conflicts) shown.cell(cell, "hint-wrong");
+  }
+}
+
+/** The hint's words: what to do, at which level, and the service's sentence. */
+function hintWords(reply, removed) {
+  const lines = [];
+  const { move, step, wrong } = reply;
+  if (reply.kind === HintReply_Kind.NEXT_MOVE && move) {
+    lines.push(["strong", `${cellName(move.cell)} = ${move.value}`]);
+  } else if (reply.kind === HintReply_Kind.ELIMINATION && step) {
+    const cells = new Map(); // value -> its cells
+    for (const { cell, value } of step.eliminations) cells.set(value, [...(cells.get(value) ?? []), cellName(cell)]);
+    const crossed = [...cells].map(([value, names]) => `${value} in ${names.join(", ")}`);
+    lines.push(["strong", `Cross out ${crossed.join("; ")}`]);
+  } else if (reply.kind === HintReply_Kind.WRONG_ENTRY && wrong) {
+    const cell = wrong.cells[0];
+    lines.push(["strong", wrong.pencilMarks
+      ? `Your pencil marks in ${cellName(cell)} leave out ${wrong.shouldBe}`
+      : wrong.shouldBe
+        ? `${cellName(cell)} = ${valueAt(cell)} is wrong`
+        : `${wrong.cells.map(cellName).join(" and ")} clash`]);
+  }
+  if (step) {
+    const digits = step.digits.length ? `, on ${step.digits.join(", ")}` : "";
+    lines.push(["level", `${techniqueName(step.technique)} (${levelName(step.level)}${digits})`]);
+  }
+  lines.push(["reason", sentence(reply.reason)]);
+  if (reply.notUnique) lines.push(["note", "This puzzle has more than one solution."]);
+  if (removed) lines.push(["note", `${plural(removed, "pencil mark")} crossed out.`]);
+  return lines;
 }
 
 async function askHint({ fillMarks = false } = {}) {
@@ -315,28 +493,34 @@ async function askHint({ fillMarks = false } = {}) {
   hintText.classList.remove("error");
   let reply;
   try {
-    reply = await api.hint({ givens: game.givens.join(""), entries: game.entries.join(""), includeCandidates: true });
+    reply = await api.hint({
+      givens: game.givens.join(""), entries: game.entries.join(""), includeCandidates: true,
+      pencilMarks: fillMarks ? [] : pencilMarks(),
+    });
   } catch (error) {
     hintText.textContent = problem(error);
     hintText.classList.add("error");
     return;
   }
-  if (fillMarks && reply.candidates.length === 81) {
-    reply.candidates.forEach((candidates, cell) => { if (valueAt(cell) === ".") game.marks[cell] = candidates; });
-    game.hint = null;
+  if (fillMarks) {
+    if (reply.candidates.length === 81) {
+      reply.candidates.forEach((candidates, cell) => { if (valueAt(cell) === ".") game.marks[cell] = candidates; });
+    }
+    boardChanged();
     hintText.textContent = "Every blank cell now holds its candidates.";
-    renderGame();
     return;
   }
-  const removed = applyEliminations(reply);
-  game.hint = hintHighlights(reply);
-  const parts = [reply.reason.replace(/([^.])$/, "$1.")];
-  if (reply.move && reply.kind === HintReply_Kind.NEXT_MOVE) {
-    parts.unshift(`${cellName(reply.move.cell)} = ${reply.move.value} (${TECHNIQUES[reply.move.technique] ?? "next move"}):`);
-  }
-  if (reply.notUnique) parts.push("(This puzzle has more than one solution.)");
-  if (removed) parts.push(`${removed} pencil mark${removed === 1 ? "" : "s"} ruled out and removed.`);
-  hintText.textContent = parts.join(" ");
+  const shown = new Highlights();
+  const removed = applyEliminations(reply, shown);
+  hintHighlights(reply, shown);
+  game.hint = shown;
+  hintText.dataset.kind = HintReply_Kind[reply.kind] ?? "";
+  hintText.replaceChildren(...hintWords(reply, removed).map(([kind, text]) => {
+    const span = document.createElement("span");
+    span.className = `hint-${kind}`;
+    span.textContent = text;
+    return span;
+  }));
   renderGame();
 }
 
@@ -351,8 +535,20 @@ const OUTCOMES = {
   [Outcome.GAVE_UP]: "gave up (step cap or time limit)",
   [Outcome.CANCELLED]: "cancelled",
 };
+// A new job's frames reach the seq a resume asks for within moments; Watch
+// refuses a seq past the frames written so far, so it is asked again.
+const CATCH_UP_S = 30;
+// A stopped stream's CANCELLED frame comes within one frame interval and 200 ms.
+const STOP_GRACE_MS = 2000;
 
-/** One strategy's board: its job, and the drawing of the frames seen so far. */
+/** One strategy's board: its job, and the drawing of the frames seen so far.
+ *
+ * Stop is Cancel: the search and every playback of the job end for good
+ * (a spectator's too). Resume is Watch from the last seq drawn: as the
+ * cancelled job now ends there, Resume first starts the same request again,
+ * whose search and frames are the same (replays are exact), and watches
+ * the new job from that seq. Reset is Watch from 0, of the same job while
+ * it can still play to its end, else of a new one. */
 class Watcher {
   constructor(figure, strategy) {
     this.figure = figure;
@@ -360,7 +556,9 @@ class Watcher {
     this.cells = makeGrid(figure.querySelector(".grid"));
     this.countersText = figure.querySelector(".counters");
     this.row = document.querySelector(`#step-table tr[data-strategy="${figure.dataset.strategy}"]`);
+    this.request = null;
     this.jobId = "";
+    this.cancelled = false; // this job was stopped (or never named): its frames end where it stopped
     this.controller = null;
     this.clear();
   }
@@ -368,7 +566,9 @@ class Watcher {
   clear() {
     this.controller?.abort();
     this.controller = null;
+    this.request = null;
     this.jobId = "";
+    this.cancelled = false;
     this.restart();
     this.setState("idle");
   }
@@ -379,19 +579,20 @@ class Watcher {
     this.givens = BLANK;
     this.entries = BLANK;
     this.seq = 0n;
+    this.lastStep = 0n;
     this.cursor = -1;
     this.counters = null;
     this.total = 0n;
     this.outcome = Outcome.OUTCOME_UNSPECIFIED;
     this.solution = "";
+    delete this.figure.dataset.resumedAt;
     this.draw();
-    this.countersText.textContent = "";
-    this.row.querySelectorAll("td").forEach((td) => { td.textContent = ""; });
   }
 
   setState(state) {
     this.state = state;
     this.figure.dataset.state = state;
+    this.draw();
   }
 
   get done() {
@@ -410,6 +611,7 @@ class Watcher {
     for (let i = 0; i + 1 < moves.length; i += 2) this.board[moves[i]] = moves[i + 1] ? String(moves[i + 1]) : ".";
     if (frame.board) this.board = frame.board.split("");
     this.seq = frame.seq;
+    this.lastStep = frame.lastStep;
     this.cursor = frame.cursor;
     if (frame.counters) this.counters = frame.counters;
     if (frame.totalSteps) this.total = frame.totalSteps;
@@ -430,32 +632,32 @@ class Watcher {
       div.classList.toggle("search", value !== "." && this.givens[cell] === "." && this.entries[cell] === ".");
       div.classList.toggle("cursor", cell === this.cursor);
     });
+    // Where the drawing is, and which job (another client may Watch it too).
     this.figure.dataset.seq = String(this.seq);
-    if (!this.counters) return;
+    this.figure.dataset.step = String(this.lastStep);
+    this.figure.dataset.job = this.jobId;
+    const cells = this.row.querySelectorAll("td");
+    this.row.classList.toggle("final", this.done);
+    if (!this.counters) {
+      this.countersText.textContent = "";
+      cells.forEach((td) => { td.textContent = ""; });
+      if (this.state === "running") cells[3].textContent = "starting";
+      return;
+    }
     const { steps, placements, retractions } = this.counters;
+    [steps, placements, retractions].forEach((n, i) => { cells[i].textContent = number(n); });
+    const counts = `${number(placements)} placements, ${number(retractions)} retractions`;
+    const of = this.total ? ` of ${number(this.total)}` : "";
     if (this.done) {
       const outcome = OUTCOMES[this.outcome] ?? "over";
-      this.countersText.textContent =
-        `${number(steps)} steps in all: ${number(placements)} placements, ${number(retractions)} retractions; ${outcome}.`;
-      const cells = this.row.querySelectorAll("td");
-      [steps, placements, retractions].forEach((n, i) => { cells[i].textContent = number(n); });
+      this.countersText.textContent = `${number(steps)} steps in all: ${counts}; ${outcome}.`;
       cells[3].textContent = outcome;
+    } else if (this.state === "stopped") {
+      this.countersText.textContent = `stopped at step ${number(steps)}${of}: ${counts}`;
+      cells[3].textContent = "stopped";
     } else {
-      const of = this.total ? ` of ${number(this.total)}` : "";
-      this.countersText.textContent =
-        `step ${number(steps)}${of}: ${number(placements)} placements, ${number(retractions)} retractions`;
-    }
-  }
-
-  /** Draws a stream's frames until it ends, is stopped, or fails. */
-  async follow(stream) {
-    this.setState("running");
-    try {
-      for await (const frame of stream) this.apply(frame);
-      this.setState(this.done ? "done" : "stopped");
-    } catch (error) {
-      this.setState(this.done ? "done" : "stopped");
-      if (!aborted(error)) throw error;
+      this.countersText.textContent = `step ${number(steps)}${of}: ${counts}`;
+      cells[3].textContent = this.state === "running" ? "playing" : "";
     }
   }
 
@@ -465,33 +667,149 @@ class Watcher {
     return { signal: this.controller.signal };
   }
 
+  /** Draws a stream's frames until it ends, is stopped, or fails. Frames
+   *  come in runs (Pacing.runs): each is drawn one 1/fps after the one
+   *  before, on this page's clock, from the first frame received. */
+  async play(stream, signal, resumed = false) {
+    // Stop, Reset or a new Watch take the controller: this stream then draws
+    // nothing more (after a Stop it is read to its end, see stop()).
+    const current = () => !signal.aborted && this.controller?.signal === signal;
+    this.setState("running");
+    let start = null;
+    let index = 0;
+    try {
+      for await (const message of stream) {
+        for (const frame of [message, ...message.nextFrames]) {
+          if (!current()) continue;
+          this.fps = frame.job?.pacing?.fps || this.fps || FPS;
+          start ??= performance.now();
+          const wait = start + (index++ * 1000) / this.fps - performance.now();
+          if (wait > 0) await pause(wait, signal);
+          if (!current()) continue;
+          if (resumed && index === 1) this.figure.dataset.resumedAt = `${frame.seq} ${frame.firstStep}`;
+          this.apply(frame);
+        }
+      }
+    } catch (error) {
+      if (current() && !aborted(error)) throw error;
+    } finally {
+      if (current()) this.setState(this.done ? "done" : "stopped");
+    }
+  }
+
   start(givens, entries, durationMs) {
     this.clear();
-    const request = {
+    this.request = {
       board: givens, entries, strategy: this.strategy, view: View.SEARCH,
-      pacing: { durationMs: BigInt(durationMs), fps: FPS },
+      pacing: { durationMs: BigInt(durationMs), fps: FPS, runs: true },
     };
-    return this.follow(api.solve(request, this.call()));
+    const options = this.call();
+    return this.play(api.solve(this.request, options), options.signal);
   }
 
-  /** Stop ends the stream: the drawing stops where it is (a player's
-   * pause; the job goes on, so Resume can continue it). Cancel would end
-   * the job's playback for good: a Watch after it stops at the same point. */
+  /** Stop is Cancel; the drawing stops at once, where it is. */
   async stop() {
-    this.controller?.abort();
+    if (this.state !== "running") return;
+    const controller = this.controller;
     this.controller = null;
-    if (this.jobId && !this.done) this.setState("stopped");
+    this.setState("stopped");
+    // From now on this job cannot play to its end (Cancel stops it, or it
+    // was never named), so Resume and Reset run the request again. Set
+    // before Cancel answers: a Reset clicked meanwhile must not watch it.
+    this.cancelled = true;
+    if (!this.jobId) {
+      controller?.abort();
+      return;
+    }
+    // The stream is left open: with a stream open the service has a playback
+    // to stop, and it ends the stream itself with a CANCELLED frame once it
+    // has recorded where the job stopped (a stream closed at once could go
+    // before that, and a later Watch of the job would play on).
+    const leave = setTimeout(() => controller?.abort(), STOP_GRACE_MS);
+    try {
+      await api.cancel({ jobId: this.jobId });
+    } catch (error) {
+      clearTimeout(leave);
+      controller?.abort();
+      throw error;
+    }
   }
 
-  /** Resume is Watch from the last frame drawn. */
+  /** A job that can still play to its end: this one, unless it was
+   *  cancelled; else the same request again, a new job. */
+  async liveJob(signal) {
+    if (!this.cancelled) return this.jobId;
+    const call = new AbortController();
+    const leave = () => call.abort();
+    signal.addEventListener("abort", leave, { once: true });
+    try {
+      for await (const frame of api.solve(this.request, { signal: call.signal })) {
+        // The first frame names the job; the job goes on without this call.
+        this.jobId = frame.jobId;
+        this.cancelled = false;
+        break;
+      }
+    } finally {
+      signal.removeEventListener("abort", leave);
+      call.abort();
+    }
+    return this.jobId;
+  }
+
+  /** Watch(job, afterSeq), asked again while a new job's frames have not reached afterSeq yet. */
+  async *watchFrom(jobId, afterSeq, signal) {
+    const until = performance.now() + CATCH_UP_S * 1000;
+    for (let wait = 50; ; wait = Math.min(2 * wait, 1000)) {
+      let started = false;
+      try {
+        for await (const message of api.watch({ jobId, afterSeq, runs: true }, { signal })) {
+          started = true;
+          yield message;
+        }
+        return;
+      } catch (error) {
+        const early = error instanceof ConnectError && error.code === Code.InvalidArgument && afterSeq > 0n;
+        if (started || !early || performance.now() > until) throw error;
+      }
+      await pause(wait, signal);
+      if (signal.aborted) return;
+    }
+  }
+
+  /** Watches this job from `afterSeq`; or the same request again, a new
+   *  job, when this one was cancelled or its frames are gone. */
+  async replay(afterSeq, resumed) {
+    const options = this.call();
+    const { signal } = options;
+    this.setState("running");
+    try {
+      let jobId = await this.liveJob(signal);
+      try {
+        await this.play(this.watchFrom(jobId, afterSeq, signal), signal, resumed);
+      } catch (error) {
+        // Its frames expired (NOT_FOUND) or were trimmed (OUT_OF_RANGE): the same request again.
+        if (!(error instanceof ConnectError && [Code.NotFound, Code.OutOfRange].includes(error.code))) throw error;
+        this.cancelled = true;
+        jobId = await this.liveJob(signal);
+        await this.play(this.watchFrom(jobId, afterSeq, signal), signal, resumed);
+      }
+    } catch (error) {
+      if (signal.aborted || this.controller?.signal !== signal) return; // stopped, reset or cleared meanwhile
+      this.setState(this.done ? "done" : "stopped");
+      if (!aborted(error)) throw error;
+    }
+  }
+
+  /** Resume is Watch from the last seq drawn. */
   resume() {
-    return this.follow(api.watch({ jobId: this.jobId, afterSeq: this.seq }, this.call()));
+    return this.replay(this.seq, true);
   }
 
-  /** Reset is Watch from the start: the same search again. */
+  /** Reset is Watch from 0: the same search from its start. */
   reset() {
+    this.controller?.abort();
     this.restart();
-    return this.follow(api.watch({ jobId: this.jobId, afterSeq: 0n }, this.call()));
+    return this.replay(0n, false);
   }
 }
 
@@ -510,7 +828,7 @@ const watch = {
 
   update() {
     const states = this.watchers.map((w) => w.state);
-    const hasJobs = this.watchers.every((w) => w.jobId);
+    const hasJobs = this.watchers.every((w) => w.request);
     this.buttons.stop.disabled = !states.includes("running");
     this.buttons.resume.disabled = !hasJobs || states.includes("running") || !states.includes("stopped");
     this.buttons.reset.disabled = !hasJobs;
@@ -537,7 +855,8 @@ watch.buttons.start.addEventListener("click", () => {
   watch.all((w) => w.start(game.givens.join(""), game.entries.join(""), duration));
 });
 watch.buttons.stop.addEventListener("click", () => watch.all((w) => w.stop()));
-watch.buttons.resume.addEventListener("click", () => watch.all((w) => (w.done ? null : w.resume())));
+watch.buttons.resume.addEventListener("click", () =>
+  watch.all((w) => (w.state === "stopped" && !w.done ? w.resume() : null)));
 watch.buttons.reset.addEventListener("click", () => watch.all((w) => w.reset()));
 
 // ---- The token, for a service started with SUDOKU_AUTH_TOKEN.
@@ -552,8 +871,8 @@ document.getElementById("token-form").addEventListener("submit", (event) => {
 
 // ---- Start: ?puzzle=... or the first built-in puzzle.
 
-const asked = new URLSearchParams(window.location.search).get("puzzle");
-const first = asked ?? PUZZLES[0][1];
+const fromUrl = new URLSearchParams(window.location.search).get("puzzle");
+const first = fromUrl ?? PUZZLES[0][1];
 document.getElementById("puzzle-text").value = first;
 builtin.value = PUZZLES.some(([, board]) => board === first) ? first : "";
 load(first);

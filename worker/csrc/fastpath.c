@@ -630,6 +630,18 @@ fp_count_result fp_count_stoppable(const uint8_t cells[81], uint64_t limit,
     return result;
 }
 
+int fp_solvable_without(const uint8_t cells[81], int cell, int digit, uint64_t max_guesses)
+{
+    grid_t start;
+    int distinct = 0;
+    if (cell < 0 || cell > 80 || digit < 1 || digit > 9 || cells[cell] == digit || !load(&start, cells, &distinct))
+        return 0;
+    mark_dirty(&start, clear_bits(&start, 9 * (cell / 27) + digit - 1, 1u << (cell % 27)));
+    search_t s = {1, max_guesses, 0, 0, 0, NULL, NULL};
+    run_search(&s, &start);
+    return s.solutions ? 1 : s.capped ? -1 : 0;
+}
+
 int fp_solve(const uint8_t cells[81], uint8_t solution[81])
 {
     return fp_count(cells, 1, 0, solution).solutions > 0;

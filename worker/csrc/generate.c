@@ -149,10 +149,21 @@ static int orbits(gen_symmetry symmetry, uint8_t cells[81][2], uint8_t sizes[81]
 /* Guesses a uniqueness check may take; a puzzle needs far fewer. */
 #define COUNT_MAX_GUESSES 100000
 
-static int unique(const uint8_t puzzle[81])
+/* The puzzle, whose one solution was `grid` before the cells of `orbit`
+ * were emptied, still has one: another solution would differ from the grid
+ * in a cell of the orbit, so it is looked for cell by cell, the cells
+ * before holding their old values. The same answer as counting to 2 (a
+ * search cut short counts as two solutions), for about half the work. */
+static int still_unique(uint8_t puzzle[81], const uint8_t grid[81], const uint8_t *orbit, int size)
 {
-    fp_count_result r = fp_count(puzzle, 2, COUNT_MAX_GUESSES, NULL);
-    return r.complete && r.solutions == 1;
+    int one = 1;
+    for (int k = 0; k < size && one; k++) {
+        one = fp_solvable_without(puzzle, orbit[k], grid[orbit[k]], COUNT_MAX_GUESSES) == 0;
+        puzzle[orbit[k]] = grid[orbit[k]];
+    }
+    for (int k = 0; k < size; k++)
+        puzzle[orbit[k]] = 0;
+    return one;
 }
 
 /* Each cell of the orbit just emptied can only hold its old value, seen
@@ -181,9 +192,9 @@ static int forced(const uint8_t puzzle[81], const uint8_t grid[81], const uint8_
 /* The puzzle has one solution and the solver finishes it with techniques up
  * to `level`. Singles to pairs cannot finish a puzzle with two solutions,
  * so below the hard level the solve alone tells. */
-static int acceptable(const uint8_t puzzle[81], int level)
+static int acceptable(uint8_t puzzle[81], const uint8_t grid[81], const uint8_t *orbit, int size, int level)
 {
-    if (level >= 3 && !unique(puzzle))
+    if (level >= 3 && !still_unique(puzzle, grid, orbit, size))
         return 0;
     if (level >= COUNT_ONLY_FROM)
         return 1;
@@ -193,12 +204,109 @@ static int acceptable(const uint8_t puzzle[81], int level)
     return logic_solvable(&b, 1, level);
 }
 
-/* Easier than `level`: then it is no puzzle of the level (a quick check
- * before the grade, which decides). */
-static int too_easy(const uint8_t puzzle[81], int level)
+/* The grade of a puzzle whose level is `level`, into `g`; 0 when its level
+ * is another. A solve with techniques up to the level takes the same steps
+ * as the full one (the ladder tries easier techniques first), so it is the
+ * grade, and it stops where a harder technique would be needed. */
+static int graded_at(const uint8_t puzzle[81], int level, logic_grade *g)
 {
     logic_board b;
-    return level > 1 && logic_init(&b, puzzle, NULL) == LOGIC_OK && logic_solvable(&b, 1, level - 1);
+    if (logic_init(&b, puzzle, NULL) != LOGIC_OK)
+        return 0;
+    logic_solve(&b, 1, level, g);
+    return g->solved && logic_level(g->hardest) == level;
+}
+
+/* Levels dug most crowded first: a given is tried for removal before
+ * others when its row, column and box, and its digit, hold more givens, so
+ * the givens left end up spread evenly over the units and the digits.
+ * Minimal puzzles dug so need harder techniques more often (the expert and
+ * extreme levels about half as many grids); an easy puzzle is the first
+ * grid's, so random order serves it. */
+#define CROWDED_FROM 2
+
+/* Givens per unit (rows 0-8, columns 9-17, boxes 18-26) and per digit. */
+typedef struct {
+    uint8_t unit[27];
+    uint8_t digit[10];
+} crowd_t;
+
+static void crowd_add(crowd_t *k, int c, int value, int delta)
+{
+    k->unit[c / 9] = (uint8_t)(k->unit[c / 9] + delta);
+    k->unit[9 + c % 9] = (uint8_t)(k->unit[9 + c % 9] + delta);
+    k->unit[18 + box_of(c)] = (uint8_t)(k->unit[18 + box_of(c)] + delta);
+    k->digit[value] = (uint8_t)(k->digit[value] + delta);
+}
+
+static int crowding(const crowd_t *k, const uint8_t puzzle[81], const uint8_t *orbit, int size)
+{
+    int score = 0;
+    for (int i = 0; i < size; i++) {
+        int c = orbit[i];
+        score += k->unit[c / 9] + k->unit[9 + c % 9] + k->unit[18 + box_of(c)] + k->digit[puzzle[c]];
+    }
+    return score;
+}
+
+/* Moves the most crowded of order[i..n-1] to order[i], the others keeping
+ * their (random) order, so ties go to the earlier one. */
+static void most_crowded_first(const crowd_t *k, const uint8_t puzzle[81], uint8_t cells[81][2],
+                               const uint8_t sizes[81], int *order, int i, int n)
+{
+    int pick = i, best = -1;
+    for (int j = i; j < n; j++) {
+        int score = crowding(k, puzzle, cells[order[j]], sizes[order[j]]);
+        if (score > best) {
+            best = score;
+            pick = j;
+        }
+    }
+    int o = order[pick];
+    memmove(order + i + 1, order + i, (size_t)(pick - i) * sizeof *order);
+    order[i] = o;
+}
+
+/* Takes givens away from the full grid in `puzzle`, one orbit at a time in
+ * `order` (a random permutation), or from CROWDED_FROM on most crowded
+ * first; a removal stays when the puzzle stays `acceptable`. */
+static void dig(uint8_t puzzle[81], const uint8_t grid[81], const uint8_t keep[81], int level,
+                uint8_t cells[81][2], const uint8_t sizes[81], int *order, int n)
+{
+    crowd_t k;
+    memset(&k, 0, sizeof k);
+    for (int c = 0; c < 81; c++)
+        crowd_add(&k, c, puzzle[c], 1);
+    for (int i = 0; i < n; i++) {
+        if (level >= CROWDED_FROM)
+            most_crowded_first(&k, puzzle, cells, sizes, order, i, n);
+        const uint8_t *orbit = cells[order[i]];
+        int size = sizes[order[i]];
+        if (keep[orbit[0]] || keep[orbit[size - 1]])
+            continue;
+        for (int j = 0; j < size; j++) {
+            crowd_add(&k, orbit[j], puzzle[orbit[j]], -1);
+            puzzle[orbit[j]] = 0;
+        }
+        if (forced(puzzle, grid, orbit, size) || acceptable(puzzle, grid, orbit, size, level))
+            continue;
+        for (int j = 0; j < size; j++) {
+            puzzle[orbit[j]] = grid[orbit[j]];
+            crowd_add(&k, orbit[j], puzzle[orbit[j]], 1);
+        }
+    }
+}
+
+static void shuffle(rng_t *rng, int *order, int n)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)draw(rng, (uint32_t)i + 1);
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
 }
 
 int gen_generate(uint64_t seed, int level, gen_symmetry symmetry, const uint8_t *keep,
@@ -221,30 +329,9 @@ int gen_generate(uint64_t seed, int level, gen_symmetry symmetry, const uint8_t 
             return GEN_NO_SOLUTION;
         memcpy(puzzle, grid, 81);
         int order[81];
-        for (int i = 0; i < n; i++)
-            order[i] = i;
-        for (int i = n - 1; i > 0; i--) {
-            int j = (int)draw(&rng, (uint32_t)i + 1);
-            int t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
-        for (int i = 0; i < n; i++) {
-            const uint8_t *orbit = cells[order[i]];
-            int size = sizes[order[i]];
-            if (keep[orbit[0]] || keep[orbit[size - 1]])
-                continue;
-            for (int k = 0; k < size; k++)
-                puzzle[orbit[k]] = 0;
-            if (!forced(puzzle, grid, orbit, size) && !acceptable(puzzle, level))
-                for (int k = 0; k < size; k++)
-                    puzzle[orbit[k]] = grid[orbit[k]];
-        }
-        logic_board b;
-        if (too_easy(puzzle, level) || logic_init(&b, puzzle, NULL) != LOGIC_OK || !unique(puzzle))
-            continue;
-        logic_solve(&b, 1, LOGIC_LEVELS, &out->grade);
-        if (!out->grade.solved || logic_level(out->grade.hardest) != level)
+        shuffle(&rng, order, n);
+        dig(puzzle, grid, keep, level, cells, sizes, order, n);
+        if (!graded_at(puzzle, level, &out->grade))
             continue;
         memcpy(out->puzzle, puzzle, 81);
         memcpy(out->solution, grid, 81);

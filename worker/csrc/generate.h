@@ -6,13 +6,17 @@
  *
  * HOW
  * From a seed, a random full grid that keeps the given values (`keep`), then
- * givens are taken away one symmetry orbit at a time, in random order: a
- * removal stays when the puzzle still has one solution (counted) and, for
- * the levels up to hard, the logical solver still solves it with techniques
- * up to the level asked for. The result is graded; when its level is not
- * the one asked for, the next grid is tried. Orbits that
- * hold a kept value are never emptied, so under symmetry the mirror cells of
- * kept values stay givens too.
+ * givens are taken away one symmetry orbit at a time: a removal stays when
+ * the puzzle still has one solution (fastpath.h finds none in which an
+ * emptied cell lacks its old value) and, for the levels up to
+ * hard, the logical solver still solves it with techniques up to the level
+ * asked for. Easy puzzles take the orbits in random order; the other levels
+ * take the most crowded first (the most givens in its row, column and box
+ * and of its digit; ties in random order), which leaves harder puzzles. The
+ * result is graded by a solve with techniques up to the level (the same
+ * steps as the full grade, see logic.h); when its level is not the one
+ * asked for, the next grid is tried. Orbits that hold a kept value are never
+ * emptied, so under symmetry the mirror cells of kept values stay givens too.
  *
  * Deterministic: the same seed and arguments give the same puzzle on every
  * platform (splitmix64, as stepper.h defines it). No allocation, no global

@@ -58,6 +58,9 @@ static inline int first_cell(cells_t x)
 #define FOR_CELLS(c, set) \
     for (cells_t _s = (set); _s && ((c) = first_cell(_s), 1); _s &= _s - 1)
 
+#define ALL_DIGITS 0x1FFu
+#define ALL_UNITS 0x7FFFFFFu
+
 static inline int bits9(unsigned m) { return __builtin_popcount(m); }
 static inline int low_digit(unsigned m) { return __builtin_ctz(m) + 1; }
 #define FOR_DIGITS(d, mask) \
@@ -469,13 +472,15 @@ static int naked_found(const void *p, const int *chosen, unsigned digits, logic_
 /* Naked subset of size n: n cells of a unit whose candidates together are n
  * digits; those digits go from the unit's other cells. Units box, row,
  * column; cells in reading order, combinations in lexicographic order. */
-static int find_naked_subset(const logic_board *b, int n, logic_technique t, logic_step *s)
+static int find_naked_subset(const logic_board *b, int n, logic_technique t, unsigned units, logic_step *s)
 {
     subset_ctx x = {b, 0, {0}, t};
     unsigned mask[9];
     subset_search q = {mask, 0, n, {0}, naked_found, &x, s};
     for (int i = 0; i < 27; i++) {
         x.u = BOX_ROW_COL[i];
+        if (!(units >> x.u & 1))
+            continue;
         q.m = 0;
         for (int j = 0; j < 9; j++) {
             int c = unit_cell(x.u, j);
@@ -520,13 +525,15 @@ static int hidden_found(const void *p, const int *chosen, unsigned places, logic
 /* Hidden subset of size n: n digits of a unit confined to n cells; the other
  * candidates of those cells go. Units box, row, column; digits up,
  * combinations in lexicographic order. */
-static int find_hidden_subset(const logic_board *b, int n, logic_technique t, logic_step *s)
+static int find_hidden_subset(const logic_board *b, int n, logic_technique t, unsigned units, logic_step *s)
 {
     subset_ctx x = {b, 0, {0}, t};
     unsigned mask[9];
     subset_search q = {mask, 0, n, {0}, hidden_found, &x, s};
     for (int i = 0; i < 27; i++) {
         x.u = BOX_ROW_COL[i];
+        if (!(units >> x.u & 1))
+            continue;
         unsigned places[10] = {0};
         for (int j = 0; j < 9; j++) {
             int d;
@@ -599,9 +606,10 @@ static void fish_step(const logic_board *b, logic_step *s, logic_technique t, in
  * cover lines. Digits up, rows as base lines before columns, base lines in
  * lexicographic combinations.
  */
-static int find_basic_fish(const logic_board *b, int n, logic_technique t, logic_step *s)
+static int find_basic_fish(const logic_board *b, int n, logic_technique t, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         for (int cols = 0; cols < 2; cols++) {
             unsigned mask[9];
             line_masks(b, d, cols, mask);
@@ -733,11 +741,11 @@ static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
 }
 
 static int find_finned_fish(const logic_board *b, int n, logic_technique finned,
-                            logic_technique sashimi, logic_step *s)
+                            logic_technique sashimi, unsigned digits, logic_step *s)
 {
     unsigned mask[9];
     finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, sashimi, s};
-    for (q.d = 1; q.d <= 9; q.d++) {
+    FOR_DIGITS(q.d, digits) {
         for (q.cols = 0; q.cols < 2; q.cols++) {
             line_masks(b, q.d, q.cols, mask);
             q.m = 0;
@@ -784,9 +792,10 @@ static void four_chain(logic_step *s, int d, int e1, int s1, int s2, int e2)
  * true, so cells seeing both lose the digit. Digits up, rows before
  * columns, line pairs in order.
  */
-static int find_skyscraper(const logic_board *b, logic_step *s)
+static int find_skyscraper(const logic_board *b, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         for (int cols = 0; cols < 2; cols++) {
             for (int l1 = 0; l1 < 9; l1++) {
                 cells_t x1 = b->where[d - 1] & UNIT[cols * 9 + l1];
@@ -836,9 +845,10 @@ static int find_skyscraper(const logic_board *b, logic_step *s)
  * other ends is true, so cells seeing both lose the digit. Digits up, rows,
  * then columns, then the pairing of ends.
  */
-static int find_two_string_kite(const logic_board *b, logic_step *s)
+static int find_two_string_kite(const logic_board *b, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         for (int r = 0; r < 9; r++) {
             cells_t xr = b->where[d - 1] & UNIT[r];
             if (popcount(xr) != 2)
@@ -1023,9 +1033,10 @@ static int find_w_wing(const logic_board *b, logic_step *s)
  * that colour is false everywhere. Trap: a cell seeing both colours loses
  * the digit. Digits up, clusters by their lowest cell, wrap before trap.
  */
-static int find_simple_coloring(const logic_board *b, logic_step *s)
+static int find_simple_coloring(const logic_board *b, unsigned digits, logic_step *s)
 {
-    for (int d = 1; d <= 9; d++) {
+    int d;
+    FOR_DIGITS(d, digits) {
         cells_t linked = 0;
         for (int u = 0; u < 27; u++) {
             cells_t x = b->where[d - 1] & UNIT[u];
@@ -1425,7 +1436,8 @@ static int productive(const logic_board *b, const chain_rules *r, int start, int
     return end_eliminations(b, start, node, NULL) > 0;
 }
 
-static void chain_search(const logic_board *b, const chain_rules *r, chain_work *w, chain_found *best)
+static void chain_search(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w,
+                         chain_found *best)
 {
     best->length = 0;
     int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
@@ -1434,7 +1446,7 @@ static void chain_search(const logic_board *b, const chain_rules *r, chain_work 
     find_partners(b, w);
     for (int c = 0; c < 81; c++) {
         int d;
-        FOR_DIGITS(d, b->cand[c]) {
+        FOR_DIGITS(d, b->cand[c] & digits) {
             int start = NODE_OF(c, d), s0 = start * 2;
             stamp++;
             int head = 0, tail = 0;
@@ -1475,11 +1487,13 @@ static void chain_search(const logic_board *b, const chain_rules *r, chain_work 
     }
 }
 
-static int find_chain(const logic_board *b, const chain_rules *r, logic_technique t, logic_step *s)
+/* Chains from start nodes of `digits` only. */
+static int find_chain(const logic_board *b, const chain_rules *r, logic_technique t, unsigned digits,
+                      logic_step *s)
 {
     chain_work w;
     chain_found best;
-    chain_search(b, r, &w, &best);
+    chain_search(b, r, digits, &w, &best);
     if (!best.length)
         return 0;
     int n = best.length;
@@ -1513,22 +1527,24 @@ static int find_chain(const logic_board *b, const chain_rules *r, logic_techniqu
     return 1;
 }
 
-static int find_x_chain(const logic_board *b, logic_step *s)
+/* An X-chain keeps to one digit, so it is a local finder (see the
+ * ladder): the shortest chain of the digits asked for. */
+static int find_x_chain(const logic_board *b, unsigned digits, logic_step *s)
 {
     static const chain_rules rules = {VIA_UNIT, VIA_UNIT, 1, 0};
-    return find_chain(b, &rules, LOGIC_X_CHAIN, s);
+    return find_chain(b, &rules, LOGIC_X_CHAIN, digits, s);
 }
 
 static int find_xy_chain(const logic_board *b, logic_step *s)
 {
     static const chain_rules rules = {VIA_CELL, VIA_UNIT, 1, 0};
-    return find_chain(b, &rules, LOGIC_XY_CHAIN, s);
+    return find_chain(b, &rules, LOGIC_XY_CHAIN, ALL_DIGITS, s);
 }
 
 static int find_aic(const logic_board *b, logic_step *s)
 {
     static const chain_rules rules = {VIA_CELL | VIA_UNIT, VIA_CELL | VIA_UNIT, 0, 1};
-    return find_chain(b, &rules, LOGIC_AIC, s);
+    return find_chain(b, &rules, LOGIC_AIC, ALL_DIGITS, s);
 }
 
 /* ---- Almost locked sets ---- */
@@ -2296,82 +2312,166 @@ static int find_trial(const logic_board *b, logic_step *s)
 
 typedef int (*finder)(const logic_board *b, logic_step *s);
 typedef int (*finder_u)(const logic_board *b, int unique, logic_step *s);
+typedef int (*finder_d)(const logic_board *b, unsigned digits, logic_step *s);
 
-static int find_naked_pair(const logic_board *b, logic_step *s) { return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, s); }
-static int find_naked_triple(const logic_board *b, logic_step *s) { return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, s); }
-static int find_naked_quad(const logic_board *b, logic_step *s) { return find_naked_subset(b, 4, LOGIC_NAKED_QUAD, s); }
-static int find_hidden_pair(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, s); }
-static int find_hidden_triple(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, s); }
-static int find_hidden_quad(const logic_board *b, logic_step *s) { return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, s); }
-static int find_x_wing(const logic_board *b, logic_step *s) { return find_basic_fish(b, 2, LOGIC_X_WING, s); }
-static int find_swordfish(const logic_board *b, logic_step *s) { return find_basic_fish(b, 3, LOGIC_SWORDFISH, s); }
-static int find_jellyfish(const logic_board *b, logic_step *s) { return find_basic_fish(b, 4, LOGIC_JELLYFISH, s); }
-static int find_finned_x_wing(const logic_board *b, logic_step *s)
+static int find_naked_pair(const logic_board *b, unsigned units, logic_step *s)
 {
-    return find_finned_fish(b, 2, LOGIC_FINNED_X_WING, LOGIC_SASHIMI_X_WING, s);
+    return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, units, s);
 }
-static int find_finned_swordfish(const logic_board *b, logic_step *s)
+static int find_naked_triple(const logic_board *b, unsigned units, logic_step *s)
 {
-    return find_finned_fish(b, 3, LOGIC_FINNED_SWORDFISH, LOGIC_SASHIMI_SWORDFISH, s);
+    return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, units, s);
 }
-static int find_finned_jellyfish(const logic_board *b, logic_step *s)
+static int find_naked_quad(const logic_board *b, unsigned units, logic_step *s)
 {
-    return find_finned_fish(b, 4, LOGIC_FINNED_JELLYFISH, LOGIC_SASHIMI_JELLYFISH, s);
+    return find_naked_subset(b, 4, LOGIC_NAKED_QUAD, units, s);
+}
+static int find_hidden_pair(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, units, s);
+}
+static int find_hidden_triple(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, units, s);
+}
+static int find_hidden_quad(const logic_board *b, unsigned units, logic_step *s)
+{
+    return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, units, s);
+}
+static int find_x_wing(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_basic_fish(b, 2, LOGIC_X_WING, digits, s);
+}
+static int find_swordfish(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_basic_fish(b, 3, LOGIC_SWORDFISH, digits, s);
+}
+static int find_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_basic_fish(b, 4, LOGIC_JELLYFISH, digits, s);
+}
+static int find_finned_x_wing(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_finned_fish(b, 2, LOGIC_FINNED_X_WING, LOGIC_SASHIMI_X_WING, digits, s);
+}
+static int find_finned_swordfish(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_finned_fish(b, 3, LOGIC_FINNED_SWORDFISH, LOGIC_SASHIMI_SWORDFISH, digits, s);
+}
+static int find_finned_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
+{
+    return find_finned_fish(b, 4, LOGIC_FINNED_JELLYFISH, LOGIC_SASHIMI_JELLYFISH, digits, s);
 }
 
+/* A rung has one finder: `find`; `find_u`, told whether the puzzle is
+ * unique; or `find_d`, local: told which digits (bit d - 1) to look at, it
+ * tries them up and its step for a digit d depends on where[d - 1] alone
+ * (single digit patterns); or, `by_unit`, told which units (bit u) to look
+ * at, it tries them box, row, column (BOX_ROW_COL) and its step in a unit
+ * depends on the candidates of the unit's cells alone (subsets). None:
+ * trial. */
 typedef struct {
     finder find;
     logic_technique technique; /* the technique it finds (the easiest, when several) */
     int uniqueness;            /* needs a puzzle known to be unique */
-    finder_u find_u;           /* instead of `find`: a finder told `unique` */
+    finder_u find_u;
+    finder_d find_d;
+    int by_unit;
 } rung;
 
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL},
-    {find_pointing, LOGIC_POINTING, 0, NULL},
-    {find_claiming, LOGIC_CLAIMING, 0, NULL},
-    {find_naked_pair, LOGIC_NAKED_PAIR, 0, NULL},
-    {find_hidden_pair, LOGIC_HIDDEN_PAIR, 0, NULL},
-    {find_naked_triple, LOGIC_NAKED_TRIPLE, 0, NULL},
-    {find_hidden_triple, LOGIC_HIDDEN_TRIPLE, 0, NULL},
-    {find_x_wing, LOGIC_X_WING, 0, NULL},
-    {find_naked_quad, LOGIC_NAKED_QUAD, 0, NULL},
-    {find_hidden_quad, LOGIC_HIDDEN_QUAD, 0, NULL},
-    {find_skyscraper, LOGIC_SKYSCRAPER, 0, NULL},
-    {find_two_string_kite, LOGIC_TWO_STRING_KITE, 0, NULL},
-    {find_swordfish, LOGIC_SWORDFISH, 0, NULL},
-    {find_xy_wing, LOGIC_XY_WING, 0, NULL},
-    {find_w_wing, LOGIC_W_WING, 0, NULL},
-    {find_finned_x_wing, LOGIC_FINNED_X_WING, 0, NULL},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL},
-    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, NULL},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL},
-    {find_jellyfish, LOGIC_JELLYFISH, 0, NULL},
-    {find_finned_swordfish, LOGIC_FINNED_SWORDFISH, 0, NULL},
-    {find_finned_jellyfish, LOGIC_FINNED_JELLYFISH, 0, NULL},
-    {find_x_chain, LOGIC_X_CHAIN, 0, NULL},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL},
-    {find_aic, LOGIC_AIC, 0, NULL},
-    {find_als_xz, LOGIC_ALS_XZ, 0, NULL},
-    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL},
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL},
-    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing},
-    {NULL, LOGIC_TRIAL, 0, NULL},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0},
+    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0},
+    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0},
+    {NULL, LOGIC_NAKED_PAIR, 0, NULL, find_naked_pair, 1},
+    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, find_hidden_pair, 1},
+    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, find_naked_triple, 1},
+    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, find_hidden_triple, 1},
+    {NULL, LOGIC_X_WING, 0, NULL, find_x_wing, 0},
+    {NULL, LOGIC_NAKED_QUAD, 0, NULL, find_naked_quad, 1},
+    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, find_hidden_quad, 1},
+    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0},
+    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0},
+    {NULL, LOGIC_SWORDFISH, 0, NULL, find_swordfish, 0},
+    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0},
+    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0},
+    {NULL, LOGIC_FINNED_X_WING, 0, NULL, find_finned_x_wing, 0},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0},
+    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0},
+    {NULL, LOGIC_JELLYFISH, 0, NULL, find_jellyfish, 0},
+    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, find_finned_swordfish, 0},
+    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, find_finned_jellyfish, 0},
+    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0},
+    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0},
+    {find_als_xz, LOGIC_ALS_XZ, 0, NULL, NULL, 0},
+    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL, NULL, 0},
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0},
+    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0},
+    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0},
 };
 
-/* The ladder from rung `first` on. */
-static int find_from(const logic_board *b, int unique, int max_level, size_t first, logic_step *out)
+#define RUNGS (sizeof LADDER / sizeof LADDER[0])
+
+/* What a solve remembers between its steps: for each local rung, the cells
+ * of every digit when it last found nothing. Its step for a digit (a unit)
+ * depends on that digit's cells (the unit's candidates) alone, so it looks
+ * again only at the digits (units) that changed since: the others still
+ * have none, and it tries them in its fixed order, so the step it finds is
+ * the one it finds on all. */
+typedef struct {
+    cells_t where[RUNGS][9];
+    uint8_t known[RUNGS];
+} ladder_memo;
+
+static int find_local(const logic_board *b, size_t i, ladder_memo *memo, logic_step *out)
+{
+    int by_unit = LADDER[i].by_unit;
+    unsigned look = by_unit ? ALL_UNITS : ALL_DIGITS;
+    if (memo && memo->known[i]) {
+        look = 0;
+        cells_t changed = 0;
+        for (int d = 0; d < 9; d++) {
+            cells_t x = memo->where[i][d] ^ b->where[d];
+            changed |= x;
+            if (x)
+                look |= 1u << d;
+        }
+        if (by_unit) {
+            look = 0;
+            for (int u = 0; u < 27; u++)
+                if (changed & UNIT[u])
+                    look |= 1u << u;
+        }
+    }
+    if (look && LADDER[i].find_d(b, look, out)) {
+        if (memo)
+            memo->known[i] = 0;
+        return 1;
+    }
+    if (memo) {
+        memcpy(memo->where[i], b->where, sizeof b->where);
+        memo->known[i] = 1;
+    }
+    return 0;
+}
+
+/* The ladder from rung `first` on; `memo` is NULL or the solve's memory. */
+static int find_from(const logic_board *b, int unique, int max_level, size_t first, ladder_memo *memo,
+                     logic_step *out)
 {
     if (b->broken || !b->blanks)
         return 0;
-    for (size_t i = first; i < sizeof LADDER / sizeof LADDER[0]; i++) {
+    for (size_t i = first; i < RUNGS; i++) {
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
-        if (r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
+        if (r->find_d ? find_local(b, i, memo, out)
+            : r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
             return 1;
     }
     return 0;
@@ -2379,7 +2479,7 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
 
 int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
 {
-    return find_from(b, unique, max_level, 0, out);
+    return find_from(b, unique, max_level, 0, NULL, out);
 }
 
 /* The rungs before this one are the singles. */
@@ -2408,10 +2508,12 @@ static int place_singles(logic_board *b)
 int logic_solvable(logic_board *b, int unique, int max_level)
 {
     logic_step s;
+    ladder_memo memo;
+    memset(memo.known, 0, sizeof memo.known);
     while (!b->broken && b->blanks) {
         if (place_singles(b))
             continue;
-        if (!find_from(b, unique, max_level, AFTER_SINGLES, &s))
+        if (!find_from(b, unique, max_level, AFTER_SINGLES, &memo, &s))
             break;
         logic_apply(b, &s);
     }
@@ -2495,7 +2597,9 @@ void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g)
 {
     memset(g, 0, sizeof *g);
     logic_step s;
-    while (logic_find(b, unique, max_level, &s)) {
+    ladder_memo memo;
+    memset(memo.known, 0, sizeof memo.known);
+    while (find_from(b, unique, max_level, 0, &memo, &s)) {
         logic_apply(b, &s);
         g->steps++;
         g->counts[s.technique]++;
