@@ -7,70 +7,44 @@
         async for item in client.count_batch(lines):
             ...
 
-Every failure raises SudokuError; UNAVAILABLE is retried with backoff.
+Every failure raises SudokuError; UNAVAILABLE is retried with backoff. What
+it shares with Client is in client.core; this is the asyncio driver.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import itertools
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
 
-from client import requests as rq
-from client.connection import channel_options as make_channel_options
-from client.connection import (
-    open_channel,
-    Deadline,
-    Retry,
-    call_metadata,
-    credentials,
-    resolve_address,
-    should_retry,
-)
+from client import batches
+from client.batches import BatchCall, Chunk, Ledger, achunks
+from client.connection import Deadline, should_retry
+from client.core import DEFAULT, ClientCore
 from client.errors import SudokuError
+from client.requests import MANY_CHUNK, count_request, explain_request, generate_request, hint_request
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk, graded
+from client.results import BatchItem, CountChunk, SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
-from sudoku.v1 import sudoku_pb2_grpc
 
 log = logging.getLogger("sudoku.client")
 
 Reply = TypeVar("Reply")
 
-_DEFAULT: Any = object()
 
-
-class AsyncClient:
+class AsyncClient(ClientCore["AsyncFrameStream", Coroutine[Any, Any, SolveResult]]):
     """A connection to the Sudoku service for asyncio; `await close()` when done.
 
     Create it inside the event loop that uses it. `timeout` is the default
     deadline of unary calls and solve(); streams have none unless given.
     """
 
-    def __init__(
-        self,
-        address: str | None = None,
-        *,
-        ca_file: str | None = None,
-        token: str | None = None,
-        timeout: float | None = 60.0,
-        retry: Retry = Retry(),
-        load_balancing: str | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-    ):
-        self.address = resolve_address(address)
-        self.timeout = timeout
-        self.retry = retry
-        self.metadata = call_metadata(token)
-        options = make_channel_options(load_balancing, channel_options)
-        self._channel = open_channel(grpc.aio, self.address, credentials(ca_file), options)
-        self._stub = sudoku_pb2_grpc.SudokuStub(self._channel)
+    _grpc = grpc.aio
 
     async def close(self) -> None:
         await self._channel.close()
@@ -81,8 +55,13 @@ class AsyncClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def _timeout(self, timeout: float | None) -> float | None:
-        return self.timeout if timeout is _DEFAULT else timeout
+    def _frames(self, point: ResumePoint, timeout: float | None) -> AsyncFrameStream:
+        return AsyncFrameStream(self, point, timeout)
+
+    async def _to_end(self, stream: AsyncFrameStream) -> SolveResult:
+        async for _ in stream:
+            pass
+        return stream.result()
 
     async def _unary(self, method: Callable[..., Awaitable[Reply]], request: Any, timeout: float | None) -> Reply:
         deadline = Deadline(self._timeout(timeout))
@@ -97,129 +76,60 @@ class AsyncClient:
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
-    async def solve(
-        self,
-        board: str,
-        *,
-        entries: str = "",
-        strategy: str | None = None,
-        tie_break: str | None = None,
-        seed: int = 0,
-        max_steps: int = 0,
-        time_limit_ms: int = 0,
-        request_id: str | None = None,
-        timeout: float | None = _DEFAULT,
-    ) -> SolveResult:
-        """Solves `board` and returns the outcome; see Client.solve."""
-        request = rq.solve_request(
-            board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
-            max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
-        )
-        stream = AsyncFrameStream(self, ResumePoint(request), self._timeout(timeout))
-        async for _ in stream:
-            pass
-        return stream.result()
-
-    def watch(
-        self,
-        board: str,
-        *,
-        duration: float | None = None,
-        fps: int = 0,
-        steps_per_frame: int = 0,
-        unpaced: bool = False,
-        entries: str = "",
-        strategy: str | None = None,
-        tie_break: str | None = None,
-        seed: int = 0,
-        max_steps: int = 0,
-        time_limit_ms: int = 0,
-        cancel_on_disconnect: bool = False,
-        request_id: str | None = None,
-        runs: bool = False,
-        timeout: float | None = None,
-    ) -> AsyncFrameStream:
-        """The search's frames, resumed after a dropped connection; see Client.watch."""
-        request = rq.solve_request(
-            board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
-            max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
-            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced, runs), cancel_on_disconnect=cancel_on_disconnect,
-        )
-        return AsyncFrameStream(self, ResumePoint(request), timeout)
-
-    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False, runs: bool = False,
-               timeout: float | None = None) -> AsyncFrameStream:
-        """The frames of an existing job after `after_seq` (the Watch RPC); see Client.attach."""
-        point = ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced, runs=runs)
-        return AsyncFrameStream(self, point, timeout)
-
-    async def cancel(self, job_id: str, *, timeout: float | None = _DEFAULT) -> bool:
+    async def cancel(self, job_id: str, *, timeout: float | None = DEFAULT) -> bool:
         """Stops a solve; False when it had already finished."""
         reply = await self._unary(self._stub.Cancel, pb.CancelRequest(job_id=job_id), timeout)
         return reply.cancelled
 
     async def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
                    pencil_marks: Sequence[int] | None = None,
-                   timeout: float | None = _DEFAULT) -> pb.HintReply:
-        """The next step and why, or which entry is wrong. With `pencil_marks`
-        (81 masks, bit v-1 for value v) the step continues from them and may be
-        eliminations (kind ELIMINATION); without, it is the next placement."""
-        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
-                                 pencil_marks=pencil_marks or [])
+                   timeout: float | None = DEFAULT) -> pb.HintReply:
+        """The next step and why, or which entry is wrong; see Client.hint."""
+        request = hint_request(givens, entries, include_candidates, pencil_marks)
         return await self._unary(self._stub.Hint, request, timeout)
 
     async def explain(self, board: str, *, pencil_marks: Sequence[int] | None = None,
-                      timeout: float | None = _DEFAULT) -> pb.ExplainReply:
+                      timeout: float | None = DEFAULT) -> pb.ExplainReply:
         """The board's whole logical solution, step by step."""
-        request = pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
-        return await self._unary(self._stub.Explain, request, timeout)
+        return await self._unary(self._stub.Explain, explain_request(board, pencil_marks), timeout)
 
     async def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
-                    include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:
+                    include_solution: bool = False, timeout: float | None = DEFAULT) -> pb.CountReply:
         """Counts solutions up to `limit` (2: is it unique?)."""
-        request = rq.count_request(board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms,
-                                   include_solution=include_solution)
+        request = count_request(board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms,
+                                include_solution=include_solution)
         return await self._unary(self._stub.CountSolutions, request, timeout)
 
     def count_batch(self, boards: Iterable[str] | AsyncIterable[str], *, limit: int = 2, max_steps: int = 0,
                     time_limit_ms: int = 0, include_solution: bool = False, window: int = 4096,
                     timeout: float | None = None) -> AsyncIterator[BatchItem]:
         """Counts every board (any iterable or async iterable); see Client.count_batch."""
-        make = lambda board: rq.count_request(  # noqa: E731
-            board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
-        )
-        return _batch(self, "CountBatch", boards, make, batch_item, window, timeout)
+        call = batches.count_batch(limit, max_steps, time_limit_ms, include_solution)
+        return _batch(self, call, achunks(boards, 1), window, timeout)
 
     def count_many(self, boards: Iterable[str] | AsyncIterable[str], *, limit: int = 2, max_steps: int = 0,
-                   time_limit_ms: int = 0, include_solution: bool = False, chunk: int = rq.MANY_CHUNK,
+                   time_limit_ms: int = 0, include_solution: bool = False, chunk: int = MANY_CHUNK,
                    window: int = 4, timeout: float | None = None) -> AsyncIterator[CountChunk]:
         """Counts every board, `chunk` a message; see Client.count_many."""
-        make = lambda item: rq.count_many_request(  # noqa: E731
-            item[1], limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
-        )
-        answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
-        return _batch(self, "CountMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout)
+        call = batches.count_many(limit, max_steps, time_limit_ms, include_solution)
+        return _batch(self, call, achunks(boards, chunk), window, timeout)
 
-
-    async def grade(self, board: str, *, timeout: float | None = _DEFAULT) -> pb.GradeReply:
+    async def grade(self, board: str, *, timeout: float | None = DEFAULT) -> pb.GradeReply:
         """How hard the puzzle is for a person; see Client.grade."""
         return await self._unary(self._stub.Grade, pb.GradeRequest(board=board), timeout)
 
     async def grade_many(self, boards: Iterable[str] | AsyncIterable[str], *, chunk: int = 1000,
                          window: int = 4, timeout: float | None = None) -> AsyncIterator[pb.GradeReply]:
         """Grades every board, `chunk` a message; see Client.grade_many."""
-        make = lambda item: pb.GradeManyRequest(boards=item[1])  # noqa: E731
-        answer = lambda _, item, reply, address: graded(item[0], item[1], reply, address)  # noqa: E731
-        async for grades in _batch(self, "GradeMany", _chunks(boards, max(1, chunk)), make, answer, window, timeout):
+        async for grades in _batch(self, batches.grade_many(), achunks(boards, chunk), window, timeout):
             for grade in grades:
                 yield grade
-
 
     async def generate(self, level: str | int, count: int = 1, *, seed: int | None = None,
                        symmetry: str = "none", givens: str = "",
                        timeout: float | None = None) -> AsyncIterator[pb.GeneratedPuzzle]:
         """New puzzles of a level; see Client.generate."""
-        request = rq.generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
+        request = generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
         call = self._stub.Generate(request, timeout=timeout, metadata=self.metadata)
         try:
             async for puzzle in call:
@@ -297,79 +207,114 @@ class AsyncFrameStream(StreamState, AsyncIterator[pb.Frame]):
         return cancelled
 
 
-async def _batch(client: AsyncClient, method: str, items: Iterable[Any] | AsyncIterable[Any],
-                 make: Callable[[Any], Any], answer: Callable[[int, Any, Any, str], Any], window: int,
+_END = object()
+# What grpc.aio reports, in place of the status a call ended with, when a
+# request was being written as it ended (grpc/grpc#36066): the connection
+# broke, or the service ended the call, and which cannot be told.
+WRITE_FAILED = "Internal error from Core"
+
+
+async def _batch(client: AsyncClient, call: BatchCall, source: AsyncIterator[Chunk], window: int,
                  timeout: float | None) -> AsyncIterator[Any]:
-    """One count_batch or count_many: a sender task writing at most `window` unanswered items."""
-    call = getattr(client._stub, method)(timeout=timeout, metadata=client.metadata)
+    """One batch call (client.batches), driven with tasks: a reader takes
+    chunks from the input into `feed`, a sender per call sends them while
+    fewer than `window` are unanswered, and the replies are read here,
+    opening the call again after a break. The input is read by the one
+    reader across calls, so a call that breaks off loses nothing it took."""
+    ledger = Ledger(call, client.address, client.retry, timeout)
     slots = asyncio.Semaphore(max(1, window))
-    pending: collections.deque[Any] = collections.deque()
-
-    async def send() -> None:
-        async for item in _aiter(items):
-            request = make(item)
-            await slots.acquire()
-            pending.append(item)
-            await call.write(request)
-        await call.done_writing()
-
-    sender = asyncio.create_task(send())
-    answered = 0
+    feed: asyncio.Queue = asyncio.Queue(maxsize=1)
+    reader = asyncio.create_task(_read(source, feed))
+    rpc: Any = None
+    sender: asyncio.Task | None = None
     try:
         while True:
-            reply = await _read_or_sender_error(call, sender)
-            if reply is grpc.aio.EOF:
-                break
-            if not pending:
-                raise SudokuError(grpc.StatusCode.INTERNAL, f"{method} sent a reply to no request", client.address)
-            item = pending.popleft()
-            slots.release()
-            yield answer(answered, item, reply, client.address)
-            answered += 1
-        await sender
-        if pending:
-            raise SudokuError(grpc.StatusCode.UNAVAILABLE,
-                              f"{method} ended after {answered} replies, before the last request", client.address)
-    except grpc.RpcError as err:
-        raise SudokuError.from_rpc(err, client.address) from None
+            rpc = getattr(client._stub, call.method)(timeout=ledger.deadline.remaining(), metadata=client.metadata)
+            sender = asyncio.create_task(_send(rpc, call, ledger, ledger.opened(), feed, slots))
+            try:
+                while (reply := await _next_reply(rpc, sender, reader)) is not grpc.aio.EOF:
+                    answer = ledger.answer(reply)
+                    slots.release()
+                    yield answer
+                error = ledger.unfinished()
+                if error is None:
+                    await sender
+                    return
+            except grpc.RpcError as err:
+                error = _status_of_break(SudokuError.from_rpc(err, client.address), call)
+            await _stop(sender, rpc)
+            delay = ledger.retry_delay(error)
+            if delay is None:
+                raise error
+            await asyncio.sleep(delay)
     finally:
-        sender.cancel()
-        call.cancel()
+        reader.cancel()
+        if sender is not None:
+            sender.cancel()
+        if rpc is not None:
+            rpc.cancel()
 
 
-async def _chunks(boards: Iterable[str] | AsyncIterable[str], size: int) -> AsyncIterator[tuple[int, list[str]]]:
-    """client.results.chunks for an iterable or async iterable."""
-    if not isinstance(boards, AsyncIterable):
-        for item in chunks(boards, size):
-            yield item
-        return
-    start, chunk = 0, []
-    async for board in boards:
-        chunk.append(board)
-        if len(chunk) >= size:
-            yield start, chunk
-            start, chunk = start + len(chunk), []
-    if chunk:
-        yield start, chunk
+async def _read(source: AsyncIterator[Chunk], feed: asyncio.Queue) -> None:
+    async for chunk in source:
+        await feed.put(chunk)
+    await feed.put(_END)
 
 
-async def _read_or_sender_error(call: Any, sender: asyncio.Task[None]) -> Any:
-    """The next reply; an error of the sender (reading the input) is raised here."""
-    read = asyncio.ensure_future(call.read())
-    await asyncio.wait({read, sender}, return_when=asyncio.FIRST_COMPLETED)
-    failed = sender.done() and not sender.cancelled() and sender.exception()
-    # A write refused because the call ended is reported by the read, with
-    # the call's status; anything else (the input failed) is raised now.
-    if failed and not isinstance(failed, (grpc.RpcError, asyncio.InvalidStateError)) and not read.done():
-        read.cancel()
-        raise failed
-    return await read
+async def _send(rpc: Any, call: BatchCall, ledger: Ledger, again: list[Chunk], feed: asyncio.Queue,
+                slots: asyncio.Semaphore) -> None:
+    """Sends the chunks to send again, then the input's, while a slot is free."""
+    for chunk in again:
+        await rpc.write(call.make(chunk))
+    while not ledger.source_done:
+        await slots.acquire()
+        try:
+            chunk = await feed.get()
+        except BaseException:
+            slots.release()
+            raise
+        if chunk is _END:
+            slots.release()
+            ledger.source_done = True
+            break
+        request = call.make(chunk)
+        ledger.sent(chunk)  # from here a cancelled sender leaves it to the next call
+        await rpc.write(request)
+    await rpc.done_writing()
 
 
-async def _aiter(boards: Iterable[str] | AsyncIterable[str]) -> AsyncIterator[str]:
-    if isinstance(boards, AsyncIterable):
-        async for board in boards:
-            yield board
-    else:
-        for board in boards:
-            yield board
+def _status_of_break(error: SudokuError, call: BatchCall) -> SudokuError:
+    """The status a batch call broke off with. A failed write's INTERNAL is
+    taken for the dropped connection it almost always is, and resumed like
+    one; in the rare race where the service itself had ended the call at a
+    per-call bound (RESOURCE_EXHAUSTED), the new call goes on with the work,
+    as that status advises a caller to do."""
+    if error.code == grpc.StatusCode.INTERNAL and error.message == WRITE_FAILED:
+        return SudokuError(grpc.StatusCode.UNAVAILABLE,
+                           f"{call.method} broke off while a request was being sent ({WRITE_FAILED})", error.address)
+    return error
+
+
+async def _stop(sender: asyncio.Task, rpc: Any) -> None:
+    sender.cancel()
+    rpc.cancel()
+    await asyncio.gather(sender, return_exceptions=True)
+
+
+async def _next_reply(rpc: Any, sender: asyncio.Task[None], reader: asyncio.Task[None]) -> Any:
+    """The next reply; an error reading the input (the reader's, or the
+    sender's making a request) is raised here."""
+    read = asyncio.ensure_future(rpc.read())
+    waiting = {read, sender, reader}
+    while True:
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if read in done:
+            return read.result()
+        for task in done:
+            failed = not task.cancelled() and task.exception()
+            # A write refused because the call ended is reported by the
+            # read, with the call's status; anything else is raised now.
+            if failed and not isinstance(failed, (grpc.RpcError, asyncio.InvalidStateError)):
+                read.cancel()
+                raise failed
+            waiting.discard(task)

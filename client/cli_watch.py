@@ -86,17 +86,6 @@ async def follow(watched: Watched, changed: Callable[[Watched, pb.Frame], None])
         changed(watched, frame)
 
 
-async def play(client: AsyncClient, board: str, strategies: list[str], duration: float, fps: int,
-               changed: Callable[[Watched, pb.Frame], None]) -> list[Watched]:
-    """Starts one watched solve per strategy and follows them all to the end.
-
-    `changed` is called after every frame; returns once every stream ended.
-    """
-    watched = [Watched(s, client.watch(board, duration=duration, fps=fps, strategy=s)) for s in strategies]
-    await run_all(watched, changed)
-    return watched
-
-
 async def run_all(watched: list[Watched], changed: Callable[[Watched, pb.Frame], None]) -> None:
     tasks = [asyncio.create_task(follow(w, changed)) for w in watched]
     try:

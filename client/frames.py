@@ -75,7 +75,7 @@ class Drawing:
         in_step = self.board is not None and (self.seq == 0 or frame.seq == self.seq + 1)
         if self.board is None:
             if not frame.board:
-                raise FrameError("the first frame is a keyframe")
+                raise FrameError(f"the first frame ({frame.seq}) has no board: a drawing starts at a keyframe")
             self.board = list(frame.board)
         for cell, value in pairs(frame.steps or frame.changes):
             self.board[cell] = str(value) if value else "."

@@ -7,6 +7,7 @@ Strategies and tie-breaks are named as on the command line ("mrv",
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -72,6 +73,16 @@ def pacing(
     """Pacing by duration in seconds (None: the server's default) or steps per frame."""
     duration_ms = 0 if duration is None else max(1, round(duration * 1000))
     return pb.Pacing(duration_ms=duration_ms, fps=fps, steps_per_frame=steps_per_frame, unpaced=unpaced, runs=runs)
+
+
+def hint_request(givens: str, entries: str = "", include_candidates: bool = False,
+                 pencil_marks: Sequence[int] | None = None) -> pb.HintRequest:
+    return pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
+                          pencil_marks=pencil_marks or [])
+
+
+def explain_request(board: str, pencil_marks: Sequence[int] | None = None) -> pb.ExplainRequest:
+    return pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
 
 
 def count_request(

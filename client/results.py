@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 
 import grpc
 
@@ -64,11 +63,13 @@ class BatchItem:
         return pb.CountReply.Verdict.Name(self.reply.verdict)
 
 
-def batch_item(index: int, board: str, reply: pb.CountReply, address: str) -> BatchItem:
-    """The item of a CountBatch reply; INTERNAL if it answers the wrong request."""
-    if reply.index != index:
-        raise SudokuError(grpc.StatusCode.INTERNAL, f"CountBatch replied with index {reply.index}, expected {index}",
-                          address)
+def batch_item(index: int, board: str, reply: pb.CountReply, address: str, position: int) -> BatchItem:
+    """The item of the input's board `index`, from the CountBatch reply at
+    `position` in its call (a resumed call counts from 0 again); INTERNAL if
+    it answers another request."""
+    if reply.index != position:
+        raise SudokuError(grpc.StatusCode.INTERNAL,
+                          f"CountBatch replied with index {reply.index}, expected {position}", address)
     if reply.HasField("error"):
         return BatchItem(index, board, None, SudokuError.from_number(reply.error.code, reply.error.message, address))
     return BatchItem(index, board, reply, None)
@@ -118,15 +119,6 @@ def count_chunk(start: int, boards: list[str], reply: pb.CountManyReply, address
                           f"CountMany replied with {len(reply.counts)} counts to {len(boards)} boards", address)
     errors = {e.index: SudokuError.from_number(e.error.code, e.error.message, address) for e in reply.errors}
     return CountChunk(start, boards, reply, errors)
-
-
-def chunks(boards, size: int) -> Iterator[tuple[int, list[str]]]:
-    """(index of the first, boards) for each run of `size` boards of an iterable."""
-    source = iter(boards)
-    start = 0
-    while chunk := list(islice(source, max(1, size))):
-        yield start, chunk
-        start += len(chunk)
 
 
 def graded(start: int, boards: list[str], reply: pb.GradeManyReply, address: str) -> list[pb.GradeReply]:

@@ -9,14 +9,14 @@
             ...
 
 Every failure raises SudokuError (gRPC code and the server's message).
-UNAVAILABLE is retried with backoff; see client.connection.
+UNAVAILABLE is retried with backoff; see client.connection. What it shares
+with AsyncClient is in client.core; this is the blocking driver.
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,55 +24,27 @@ from typing import Any, TypeVar
 
 import grpc
 
-from client import requests as rq
-from client.connection import channel_options as make_channel_options
-from client.connection import (
-    open_channel,
-    Deadline,
-    Retry,
-    call_metadata,
-    credentials,
-    resolve_address,
-    should_retry,
-)
+from client import batches
+from client.batches import BatchCall, Chunk, Ledger, chunks
+from client.connection import Deadline, should_retry
+from client.core import DEFAULT, ClientCore
 from client.errors import SudokuError
+from client.requests import MANY_CHUNK, count_request, explain_request, generate_request, hint_request
 from client.resume import ResumePoint, StreamState, ended_early
-from client.results import BatchItem, CountChunk, SolveResult, batch_item, chunks, count_chunk, graded
+from client.results import BatchItem, CountChunk, SolveResult
 from sudoku.v1 import sudoku_pb2 as pb
-from sudoku.v1 import sudoku_pb2_grpc
 
 Reply = TypeVar("Reply")
 
-log = logging.getLogger("sudoku.client")
 
-_DEFAULT: Any = object()  # "the client's default timeout"
-
-
-class Client:
+class Client(ClientCore["FrameStream", SolveResult]):
     """A connection to the Sudoku service. Thread-safe; close() when done.
 
     `timeout` is the default deadline in seconds of unary calls and of
     solve(); streams (watch, count_batch) have none unless given.
     """
 
-    def __init__(
-        self,
-        address: str | None = None,
-        *,
-        ca_file: str | None = None,
-        token: str | None = None,
-        timeout: float | None = 60.0,
-        retry: Retry = Retry(),
-        load_balancing: str | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-    ):
-        self.address = resolve_address(address)
-        self.timeout = timeout
-        self.retry = retry
-        self.metadata = call_metadata(token)
-        options = make_channel_options(load_balancing, channel_options)
-        self._channel = open_channel(grpc, self.address, credentials(ca_file), options)
-        self._stub = sudoku_pb2_grpc.SudokuStub(self._channel)
+    _grpc = grpc
 
     def close(self) -> None:
         self._channel.close()
@@ -83,8 +55,13 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _timeout(self, timeout: float | None) -> float | None:
-        return self.timeout if timeout is _DEFAULT else timeout
+    def _frames(self, point: ResumePoint, timeout: float | None) -> FrameStream:
+        return FrameStream(self, point, timeout)
+
+    def _to_end(self, stream: FrameStream) -> SolveResult:
+        for _ in stream:
+            pass
+        return stream.result()
 
     def _unary(self, method: Callable[..., Reply], request: Any, timeout: float | None) -> Reply:
         deadline = Deadline(self._timeout(timeout))
@@ -98,95 +75,28 @@ class Client:
                 time.sleep(delay)
         raise AssertionError("unreachable")
 
-    def solve(
-        self,
-        board: str,
-        *,
-        entries: str = "",
-        strategy: str | None = None,
-        tie_break: str | None = None,
-        seed: int = 0,
-        max_steps: int = 0,
-        time_limit_ms: int = 0,
-        request_id: str | None = None,
-        timeout: float | None = _DEFAULT,
-    ) -> SolveResult:
-        """Solves `board` (81 cells, '.' or '0' blank) and returns the outcome."""
-        request = rq.solve_request(
-            board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
-            max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
-        )
-        stream = FrameStream(self, ResumePoint(request), self._timeout(timeout))
-        for _ in stream:
-            pass
-        return stream.result()
-
-    def watch(
-        self,
-        board: str,
-        *,
-        duration: float | None = None,
-        fps: int = 0,
-        steps_per_frame: int = 0,
-        unpaced: bool = False,
-        entries: str = "",
-        strategy: str | None = None,
-        tie_break: str | None = None,
-        seed: int = 0,
-        max_steps: int = 0,
-        time_limit_ms: int = 0,
-        cancel_on_disconnect: bool = False,
-        request_id: str | None = None,
-        runs: bool = False,
-        timeout: float | None = None,
-    ) -> FrameStream:
-        """Solves `board` showing the search: an iterator of pb.Frame.
-
-        Paced by `duration` seconds (default: the server's, 10 s) at `fps`,
-        or `steps_per_frame`; see pb.Pacing. With `runs` the service sends
-        the frames a run at a time and the stream hands them out at `fps`
-        itself (far fewer messages). The stream resumes by itself after a
-        dropped connection.
-        """
-        request = rq.solve_request(
-            board, entries=entries, strategy_name=strategy, tie_break_name=tie_break, seed=seed,
-            max_steps=max_steps, time_limit_ms=time_limit_ms, request_id=request_id,
-            pacing=rq.pacing(duration, fps, steps_per_frame, unpaced, runs), cancel_on_disconnect=cancel_on_disconnect,
-        )
-        return FrameStream(self, ResumePoint(request), timeout)
-
-    def attach(self, job_id: str, after_seq: int = 0, *, unpaced: bool = False, runs: bool = False,
-               timeout: float | None = None) -> FrameStream:
-        """The frames of an existing job after `after_seq` (the Watch RPC);
-        the first carries the job's info and a board, to draw from."""
-        point = ResumePoint(job_id=job_id, after_seq=after_seq, unpaced=unpaced, runs=runs)
-        return FrameStream(self, point, timeout)
-
-    def cancel(self, job_id: str, *, timeout: float | None = _DEFAULT) -> bool:
+    def cancel(self, job_id: str, *, timeout: float | None = DEFAULT) -> bool:
         """Stops a solve; False when it had already finished."""
         return self._unary(self._stub.Cancel, pb.CancelRequest(job_id=job_id), timeout).cancelled
 
     def hint(self, givens: str, entries: str = "", *, include_candidates: bool = False,
              pencil_marks: Sequence[int] | None = None,
-             timeout: float | None = _DEFAULT) -> pb.HintReply:
+             timeout: float | None = DEFAULT) -> pb.HintReply:
         """The next step and why, or which entry is wrong. With `pencil_marks`
         (81 masks, bit v-1 for value v) the step continues from them and may be
         eliminations (kind ELIMINATION); without, it is the next placement."""
-        request = pb.HintRequest(givens=givens, entries=entries, include_candidates=include_candidates,
-                                 pencil_marks=pencil_marks or [])
-        return self._unary(self._stub.Hint, request, timeout)
+        return self._unary(self._stub.Hint, hint_request(givens, entries, include_candidates, pencil_marks), timeout)
 
     def explain(self, board: str, *, pencil_marks: Sequence[int] | None = None,
-                timeout: float | None = _DEFAULT) -> pb.ExplainReply:
+                timeout: float | None = DEFAULT) -> pb.ExplainReply:
         """The board's whole logical solution, step by step."""
-        request = pb.ExplainRequest(board=board, pencil_marks=pencil_marks or [])
-        return self._unary(self._stub.Explain, request, timeout)
+        return self._unary(self._stub.Explain, explain_request(board, pencil_marks), timeout)
 
     def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
-              include_solution: bool = False, timeout: float | None = _DEFAULT) -> pb.CountReply:
+              include_solution: bool = False, timeout: float | None = DEFAULT) -> pb.CountReply:
         """Counts solutions up to `limit` (2: is it unique?)."""
-        request = rq.count_request(board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms,
-                                   include_solution=include_solution)
+        request = count_request(board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms,
+                                include_solution=include_solution)
         return self._unary(self._stub.CountSolutions, request, timeout)
 
     def count_batch(self, boards: Iterable[str], *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
@@ -197,15 +107,17 @@ class Client:
         Yields one BatchItem per board in input order while later boards are
         still being sent. At most `window` boards are sent and unanswered at
         once, so memory stays bounded whatever the input's length. A bad
-        board is an item with `error` set; the rest go on.
+        board is an item with `error` set; the rest go on. A call that
+        breaks off (UNAVAILABLE, or ended early) is resumed from the first
+        unanswered board (client.batches); any other error, or
+        `retry.attempts` breaks with no reply between, raises SudokuError
+        after every item that arrived: the boards after the last remain.
         """
-        make = lambda board: rq.count_request(  # noqa: E731
-            board, limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
-        )
-        return _Batch(self, "CountBatch", boards, make, batch_item, window, timeout).results()
+        call = batches.count_batch(limit, max_steps, time_limit_ms, include_solution)
+        return _Batch(self, call, chunks(boards, 1), window, timeout).results()
 
     def count_many(self, boards: Iterable[str], *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
-                   include_solution: bool = False, chunk: int = rq.MANY_CHUNK, window: int = 4,
+                   include_solution: bool = False, chunk: int = MANY_CHUNK, window: int = 4,
                    timeout: float | None = None) -> Iterator[CountChunk]:
         """Counts every board of `boards` (any iterable, read lazily) through
         CountMany, `chunk` boards a message: the fast way, for generators.
@@ -213,17 +125,17 @@ class Client:
         Yields a CountChunk per `chunk` boards, in input order (its items()
         gives BatchItems like count_batch). At most `window` chunks are sent
         and unanswered at once. A bad board is in its chunk's `errors`; the
-        rest go on. A chunk is sent when full, so boards that trickle in
-        slowly are better sent with count_batch.
+        rest go on. A call that breaks off (UNAVAILABLE, or ended early)
+        is resumed from the first unanswered chunk (client.batches); any
+        other error, or `retry.attempts` breaks with no reply between,
+        raises SudokuError after every chunk that arrived: the boards after
+        the last remain. A chunk is sent when full, so boards that trickle
+        in slowly are better sent with count_batch.
         """
-        make = lambda item: rq.count_many_request(  # noqa: E731
-            item[1], limit=limit, max_steps=max_steps, time_limit_ms=time_limit_ms, include_solution=include_solution
-        )
-        answer = lambda _, item, reply, address: count_chunk(item[0], item[1], reply, address)  # noqa: E731
-        return _Batch(self, "CountMany", chunks(boards, chunk), make, answer, window, timeout).results()
+        call = batches.count_many(limit, max_steps, time_limit_ms, include_solution)
+        return _Batch(self, call, chunks(boards, chunk), window, timeout).results()
 
-
-    def grade(self, board: str, *, timeout: float | None = _DEFAULT) -> pb.GradeReply:
+    def grade(self, board: str, *, timeout: float | None = DEFAULT) -> pb.GradeReply:
         """How hard the puzzle is for a person: level, score, techniques."""
         return self._unary(self._stub.Grade, pb.GradeRequest(board=board), timeout)
 
@@ -231,18 +143,16 @@ class Client:
                    timeout: float | None = None) -> Iterator[pb.GradeReply]:
         """Grades every board of `boards` (read lazily) through GradeMany,
         `chunk` a message; yields one GradeReply per board, in input order,
-        `index` its position, `error` set for a board that could not be graded."""
-        make = lambda item: pb.GradeManyRequest(boards=item[1])  # noqa: E731
-        answer = lambda _, item, reply, address: graded(item[0], item[1], reply, address)  # noqa: E731
-        for grades in _Batch(self, "GradeMany", chunks(boards, chunk), make, answer, window, timeout).results():
+        `index` its position, `error` set for a board that could not be graded.
+        Resumed like count_many."""
+        for grades in _Batch(self, batches.grade_many(), chunks(boards, chunk), window, timeout).results():
             yield from grades
-
 
     def generate(self, level: str | int, count: int = 1, *, seed: int | None = None, symmetry: str = "none",
                  givens: str = "", timeout: float | None = None) -> Iterator[pb.GeneratedPuzzle]:
         """New puzzles of `level` ("easy" .. "extreme", or a pb.Level), each
         unique, graded, with its solution; the same seed gives the same ones."""
-        request = rq.generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
+        request = generate_request(level, count, seed=seed, symmetry=symmetry, givens=givens)
         call = self._stub.Generate(request, timeout=timeout, metadata=self.metadata)
         try:
             yield from call
@@ -314,69 +224,109 @@ class FrameStream(StreamState, Iterator[pb.Frame]):
 
 
 class _Batch:
-    """One count_batch or count_many: a sender feeding the stream, bounded by `window`.
+    """One batch call (client.batches), driven with a thread: gRPC's sending
+    thread runs requests(), which takes chunks from the input while fewer
+    than `window` are unanswered, and results() reads the replies in the
+    caller's thread, opening the call again after a break.
 
-    The items (boards, or chunks of them) sent and not yet answered wait in
-    `pending`, so each reply is paired with its item by `answer`; the sender
-    blocks while `window` are pending.
+    The input is read by one sender at a time, under `_taking`. A sender
+    whose call broke off (an older `call_no`) stops; a chunk it had taken
+    from the input but not noted as sent goes to `_carried`, which the next
+    sender sends before reading on, so nothing is skipped or reordered.
     """
 
-    def __init__(self, client: Client, method: str, items: Iterable[Any], make: Callable[[Any], Any],
-                 answer: Callable[[int, Any, Any, str], Any], window: int, timeout: float | None):
+    def __init__(self, client: Client, call: BatchCall, source: Iterable[Chunk], window: int,
+                 timeout: float | None):
         self._client = client
-        self._method = method
-        self._source = iter(items)
-        self._make = make
-        self._answer = answer
+        self._call = call
+        self._ledger = Ledger(call, client.address, client.retry, timeout)
+        self._source = iter(source)
         self._slots = threading.Semaphore(max(1, window))
-        self._pending: collections.deque[Any] = collections.deque()
-        self._timeout = timeout
-        self._stopped = threading.Event()
-        self._sent_all = False
+        self._lock = threading.Lock()  # the ledger, `_carried` and `_call_no`
+        self._taking = threading.Lock()  # the input
+        self._carried: collections.deque[Chunk] = collections.deque()
+        self._call_no = 0
+        self._stopped = threading.Event()  # results() has ended
         self._source_error: BaseException | None = None
 
-    def _requests(self) -> Iterator[Any]:
+    def _current(self, call_no: int) -> bool:
+        return call_no == self._call_no and not self._stopped.is_set()
+
+    def _requests(self, call_no: int, again: list[Chunk]) -> Iterator[Any]:
         # Runs in gRPC's sending thread: an error reading the input is kept
         # for results() to raise, rather than lost in that thread.
+        for chunk in again:
+            yield self._call.make(chunk)
         while True:
             while not self._slots.acquire(timeout=0.1):
-                if self._stopped.is_set():
+                if not self._current(call_no):
                     return
-            if self._stopped.is_set():
-                return
-            try:
-                item = next(self._source)
-                request = self._make(item)
-            except StopIteration:
-                self._sent_all = True
-                return
-            except Exception as exc:  # noqa: BLE001 - re-raised by results()
-                self._source_error = exc
-                self._stopped.set()
-                raise
-            self._pending.append(item)
-            yield request
+            with self._taking:
+                chunk = self._take(call_no)
+                if chunk is None:
+                    self._slots.release()
+                    return
+            yield self._call.make(chunk)
+
+    def _take(self, call_no: int) -> Chunk | None:
+        """The next chunk for call `call_no` to send, noted as sent; None
+        when there is none or the call is no longer the current one."""
+        with self._lock:
+            if not self._current(call_no):
+                return None
+            if self._carried:
+                chunk = self._carried.popleft()
+                self._ledger.sent(chunk)
+                return chunk
+        try:
+            chunk = next(self._source)
+        except StopIteration:
+            with self._lock:
+                self._ledger.source_done = True
+            return None
+        except Exception as exc:  # noqa: BLE001 - re-raised by results()
+            self._source_error = exc
+            self._stopped.set()
+            raise
+        with self._lock:
+            if not self._current(call_no):
+                self._carried.append(chunk)
+                return None
+            self._ledger.sent(chunk)
+            return chunk
+
+    def _open(self) -> Any:
+        with self._lock:
+            self._call_no += 1
+            requests = self._requests(self._call_no, self._ledger.opened())
+        client = self._client
+        return getattr(client._stub, self._call.method)(requests, timeout=self._ledger.deadline.remaining(),
+                                                         metadata=client.metadata)
 
     def results(self) -> Iterator[Any]:
-        address = self._client.address
-        call = getattr(self._client._stub, self._method)(self._requests(), timeout=self._timeout,
-                                                          metadata=self._client.metadata)
-        answered = 0
+        ledger, call = self._ledger, None
         try:
-            for reply in call:
-                if not self._pending:
-                    raise SudokuError(grpc.StatusCode.INTERNAL, f"{self._method} sent a reply to no request", address)
-                item = self._pending.popleft()
-                self._slots.release()
-                yield self._answer(answered, item, reply, address)
-                answered += 1
-            if self._pending or not self._sent_all:
-                raise SudokuError(grpc.StatusCode.UNAVAILABLE,
-                                  f"{self._method} ended after {answered} replies, before the last request", address)
-        except grpc.RpcError as err:
-            if self._source_error is not None:
-                raise self._source_error from None
-            raise SudokuError.from_rpc(err, address) from None
+            while True:
+                call = self._open()
+                try:
+                    for reply in call:
+                        with self._lock:
+                            answer = ledger.answer(reply)
+                        self._slots.release()
+                        yield answer
+                    error = ledger.unfinished()
+                    if error is None:
+                        return
+                except grpc.RpcError as err:
+                    if self._source_error is not None:
+                        raise self._source_error from None
+                    error = SudokuError.from_rpc(err, ledger.address)
+                call.cancel()
+                delay = ledger.retry_delay(error)
+                if delay is None:
+                    raise error
+                time.sleep(delay)
         finally:
             self._stopped.set()
-            call.cancel()
+            if call is not None:
+                call.cancel()

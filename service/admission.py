@@ -28,6 +28,8 @@ from contextlib import contextmanager
 import grpc
 from grpc._cython import cygrpc
 
+from service import handlers
+
 # An unpaced stream goes as fast as its client reads (one alone takes ~3,000
 # frames/s on loopback); it is counted as this many, so that by default at
 # most 50 run at once beside the paced ones.
@@ -95,7 +97,7 @@ def peer(context) -> str | None:
     return get() if get is not None else None
 
 
-class IdleStreams(grpc.aio.ServerInterceptor):
+class IdleStreams(handlers.Rewrapping):
     """Ends a server stream whose client takes no message for `idle_s`.
 
     A handler that yields cannot be interrupted while gRPC waits to send
@@ -107,25 +109,15 @@ class IdleStreams(grpc.aio.ServerInterceptor):
     """
 
     def __init__(self, idle_s: float):
+        super().__init__()
         self.idle_s = idle_s
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
-    async def intercept_service(self, continuation, details: grpc.HandlerCallDetails):
-        handler = await continuation(details)
-        if handler is None or handler.request_streaming or not handler.response_streaming:
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        if handler.request_streaming or not handler.response_streaming:
             return handler
         if not inspect.isasyncgenfunction(handler.unary_stream):
             return handler
-        known = self._wrapped.get(details.method)
-        if known is None or known[0] is not handler:
-            written = grpc.unary_stream_rpc_method_handler(
-                self._written(handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-            known = (handler, written)
-            self._wrapped[details.method] = known
-        return known[1]
+        return handlers.like(handler, self._written(handler.unary_stream))
 
     def _written(self, behavior):
         idle_s = self.idle_s

@@ -22,11 +22,12 @@ import grpc
 
 from service import validate
 from service.cache import ResultCache, count_key
-from service.callbudget import CallBudget
+from service.callbudget import CallBudget, TooMany
 from service.config import Settings
-from service.jobs import Jobs
-from service.relay import JobFailed
+from service.queueing import Jobs
+from service.replies import count_reply, item_error
 from service.validate import Invalid
+from service.waiting import JobFailed
 from sudoku import keys
 from sudoku.specs import CountSpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -35,25 +36,6 @@ from sudoku.v1 import sudoku_pb2 as pb
 LINGER_SECONDS = 0.002
 UNCOUNTED = ("not counted: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
              "send it again in another call")
-
-
-class TooMany(Exception):
-    """The call sent more requests than max_batch."""
-
-
-def count_reply(result: dict, index: int = 0) -> pb.CountReply:
-    return pb.CountReply(
-        index=index,
-        count=result["count"],
-        complete=result["complete"],
-        verdict=pb.CountReply.Verdict.Value(result["verdict"]),
-        solution=result.get("solution") or "",
-        conflicts=result.get("conflicts", ()),
-    )
-
-
-def item_error(code: grpc.StatusCode, message: str) -> pb.ItemError:
-    return pb.ItemError(code=code.value[0], message=message)
 
 
 def error_reply(index: int, code: grpc.StatusCode, message: str) -> pb.CountReply:

@@ -1,7 +1,8 @@
-"""What one CountBatch or CountMany call may make the workers do, and the
-stop of its jobs when it ends early.
+"""What one CountBatch, CountMany or GradeMany call may ask of the workers,
+and the stop of its jobs when it ends early.
 
-A call may take SUDOKU_MAX_CALL_WORK_S seconds of worker time in all. Each
+A call may send max_batch boards (TooMany past them). A CountBatch or
+CountMany call may take SUDOKU_MAX_CALL_WORK_S seconds of worker time in all. Each
 job it queues is granted a share of what is left (at most that left divided
 by the jobs a call may have in flight, so that jobs run side by side), and
 reports the time it took; a job stops where its grant runs out, and the
@@ -10,7 +11,7 @@ left, the call ends RESOURCE_EXHAUSTED after the replies it owes.
 
 When the call ends before its last reply (the client cancelled, went away,
 or the service is stopping), its cancel flag goes up: its running jobs stop
-within a fraction of a second (worker.jobs.CallWork looks at the flag a few
+within a fraction of a second (worker.counting.CallWork looks at the flag a few
 times a second), and the boards of its queued ones are deleted at once, so a
 cancelled call leaves nothing behind in Redis.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from service.jobs import new_job_id
+from service.queueing import new_job_id
 from sudoku import keys
 
 # How long the cancel flag stays: longer than any job of the call can wait
@@ -29,6 +30,10 @@ CANCEL_TTL_S = 24 * 3600
 
 class BudgetSpent(Exception):
     """The call has taken all the worker time a call may take."""
+
+
+class TooMany(Exception):
+    """The call sent more boards (or requests) than max_batch."""
 
 
 class CallBudget:
@@ -58,7 +63,7 @@ class CallBudget:
         self.used_ms += used_ms
 
     def job_fields(self, granted_ms: int) -> dict:
-        """What the job's spec carries of its call (worker.jobs.CallWork)."""
+        """What the job's spec carries of its call (worker.counting.CallWork)."""
         return {"call_id": self.call_id, "budget_ms": granted_ms}
 
     async def cancel(self) -> None:

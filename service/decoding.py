@@ -18,6 +18,7 @@ import grpc
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError
 
+from service import handlers
 from sudoku.v1 import sudoku_pb2 as pb
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Sudoku"]
@@ -87,43 +88,23 @@ def _bad_string(raw: bytes, descriptor: Descriptor, prefix: str = "") -> str | N
     return None
 
 
-class LenientDecoding(grpc.aio.ServerInterceptor):
+class LenientDecoding(handlers.Rewrapping):
     """Gives the Sudoku service's handlers a parser that cannot fail.
 
     Placed last, next to the servicer; built once per method, so the
     interceptors outside it see the same handler call after call.
     """
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
-
-    async def intercept_service(self, continuation, details: grpc.HandlerCallDetails):
-        handler = await continuation(details)
-        service, _, method = details.method.lstrip("/").rpartition("/")
-        if handler is None or service != SERVICE.full_name or method not in SERVICE.methods_by_name:
+    def wrap(self, handler: grpc.RpcMethodHandler, method_path: str) -> grpc.RpcMethodHandler:
+        service, _, method = method_path.lstrip("/").rpartition("/")
+        if service != SERVICE.full_name or method not in SERVICE.methods_by_name:
             return handler
-        known = self._wrapped.get(details.method)
-        if known is None or known[0] is not handler:
-            known = (handler, _wrap(handler, SERVICE.methods_by_name[method].input_type))
-            self._wrapped[details.method] = known
-        return known[1]
-
-
-def _wrap(handler: grpc.RpcMethodHandler, descriptor: Descriptor) -> grpc.RpcMethodHandler:
-    # A stream's items all reach the servicer: CountBatch answers a bad one with its own error.
-    if handler.request_streaming and handler.response_streaming:
-        behavior, make = handler.stream_stream, grpc.stream_stream_rpc_method_handler
-    elif handler.request_streaming:
-        behavior, make = handler.stream_unary, grpc.stream_unary_rpc_method_handler
-    elif handler.response_streaming:
-        behavior, make = _checked_stream(handler.unary_stream), grpc.unary_stream_rpc_method_handler
-    else:
-        behavior, make = _checked_call(handler.unary_unary), grpc.unary_unary_rpc_method_handler
-    return make(
-        behavior,
-        request_deserializer=lenient(handler.request_deserializer, descriptor),
-        response_serializer=handler.response_serializer,
-    )
+        descriptor = SERVICE.methods_by_name[method].input_type
+        behavior = handlers.behavior(handler)
+        # A stream's items all reach the servicer: CountBatch answers a bad one with its own error.
+        if not handler.request_streaming:
+            behavior = _checked_stream(behavior) if handler.response_streaming else _checked_call(behavior)
+        return handlers.like(handler, behavior, request_deserializer=lenient(handler.request_deserializer, descriptor))
 
 
 def _checked_call(behavior):

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 from service import validate
 from service.config import Settings
-from service.jobs import Jobs
+from service.queueing import Jobs
 from service.validate import Invalid
 from sudoku import grid, keys
 from sudoku.specs import GenerateSpec

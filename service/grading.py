@@ -15,12 +15,13 @@ from collections.abc import AsyncIterator
 import grpc
 
 from service import validate
-from service.batch import TooMany, item_error
+from service.callbudget import TooMany
 from service.config import Settings
 from service.decoding import Undecodable
-from service.jobs import Jobs
-from service.relay import JobFailed
+from service.queueing import Jobs
+from service.replies import item_error
 from service.validate import Invalid
+from service.waiting import JobFailed
 from sudoku import keys
 from sudoku.specs import GradeSpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -31,12 +32,6 @@ GRADE_MS_PER_BOARD = 5_000
 
 def grade_spec(request: pb.GradeRequest) -> GradeSpec:
     return GradeSpec(boards=validate.board(request.board, "board"))
-
-
-def grade_reply(result: dict) -> pb.GradeReply:
-    """A grade job's one board, as its reply."""
-    (grade,) = result["grades"]
-    return pb.GradeReply(**grade)
 
 
 class Grader:

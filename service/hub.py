@@ -124,6 +124,9 @@ class _Shard:
     async def _run(self) -> None:
         failures = 0
         while True:
+            # A close() whose cancel the XREAD swallowed would otherwise
+            # leave this loop waiting for waiters, and close() for it.
+            connections.raise_lost_cancel()
             if not self.waiters:
                 self.idle.clear()
                 await self.idle.wait()

@@ -26,13 +26,13 @@ import grpc
 from redis.exceptions import RedisError
 
 from service import validate
-from service.batch import TooMany, item_error
-from service.callbudget import CallBudget
+from service.callbudget import CallBudget, TooMany
 from service.config import Settings
 from service.decoding import Undecodable
-from service.jobs import Jobs, new_job_id
-from service.relay import JobFailed
+from service.queueing import Jobs, new_job_id
+from service.replies import item_error
 from service.validate import Invalid
+from service.waiting import JobFailed, ResultLost
 from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -159,6 +159,10 @@ class ManyCounter:
                 result = await self.jobs.run("worker.jobs.count_many", spec, keys.QUEUE_BATCH, granted_ms)
                 used_ms = result["work_ms"]
             except JobFailed as exc:  # that job's boards get the error; the call goes on
+                if not await redis.exists(key):
+                    # It failed for want of its boards: they went with a job
+                    # store that restarted between their write and the job's.
+                    raise ResultLost(key) from None
                 result = exc
             return result
         finally:
@@ -236,7 +240,7 @@ _DIGIT_VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 
 def _numbers(values: str | list[int]) -> list[int]:
-    """A worker's list of numbers: a list, or a str of one digit each (see worker.jobs.count_many)."""
+    """A worker's list of numbers: a list, or a str of one digit each (see worker.counting.count_many)."""
     if isinstance(values, list):
         return values
     return list(values.encode("ascii").translate(_DIGIT_VALUES))

@@ -23,6 +23,7 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue
 
+from service import handlers
 from sudoku import keys
 from worker import metrics as worker_metrics
 
@@ -53,7 +54,7 @@ def job_done(kind: str, queued_at: float) -> None:
     JOB_LATENCY.labels(kind).observe(time.monotonic() - queued_at)
 
 
-class RequestMetrics(grpc.aio.ServerInterceptor):
+class RequestMetrics(handlers.Rewrapping):
     """Counts every call by its final status code; tracks open streams.
 
     Placed first, so it also counts calls that a later interceptor refuses
@@ -61,46 +62,21 @@ class RequestMetrics(grpc.aio.ServerInterceptor):
     from the client and would make a label per typo.
     """
 
-    def __init__(self) -> None:
-        # method -> (its handler, that handler instrumented): a servicer's
-        # handlers are the same objects call after call, so the wrapping is
-        # built once per method, not per call. One entry per known method.
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
-
-    async def intercept_service(self, continuation, details: grpc.HandlerCallDetails):
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = instrumented(handler, details.method)
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        return instrumented(handler, method)
 
 
 def instrumented(handler: grpc.RpcMethodHandler, method_path: str) -> grpc.RpcMethodHandler:
     service, _, method = method_path.lstrip("/").rpartition("/")
     streams = ACTIVE_STREAMS.labels(method) if service == SUDOKU_SERVICE and handler.response_streaming else None
-    if handler.request_streaming and handler.response_streaming:
-        behavior, make = handler.stream_stream, grpc.stream_stream_rpc_method_handler
-    elif handler.request_streaming:
-        behavior, make = handler.stream_unary, grpc.stream_unary_rpc_method_handler
-    elif handler.response_streaming:
-        behavior, make = handler.unary_stream, grpc.unary_stream_rpc_method_handler
-    else:
-        behavior, make = handler.unary_unary, grpc.unary_unary_rpc_method_handler
+    behavior = handlers.behavior(handler)
     if inspect.isasyncgenfunction(behavior):
         wrapped = _counted_stream(behavior, service, method, streams)
     elif inspect.iscoroutinefunction(behavior):
         wrapped = _counted_call(behavior, service, method, streams)
     else:  # a synchronous handler runs in a thread pool; leave it alone
         return handler
-    return make(
-        wrapped,
-        request_deserializer=handler.request_deserializer,
-        response_serializer=handler.response_serializer,
-    )
+    return handlers.like(handler, wrapped)
 
 
 def _counted_call(behavior, service: str, method: str, streams: Gauge | None):

@@ -19,23 +19,12 @@ from dataclasses import dataclass
 
 from service.hub import ShuttingDown, StreamHub
 from service.pacing import Schedule
-from sudoku import keys
+from service.waiting import IDLE_CHECK_S, JobFailed
+from sudoku import connections, keys
 from sudoku.v1 import sudoku_pb2 as pb
 
 # Entries read back at a time when looking for the keyframe before a frame.
 KEYFRAME_SEARCH = 64
-# A stream with no new frame for this long asks whether its job can still
-# write one (a worker may be computing; the job may also have been lost).
-IDLE_CHECK_S = 2.0
-
-
-class JobFailed(Exception):
-    """The job's stream ended with an error entry instead of a last frame."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class Trimmed(Exception):
@@ -65,7 +54,7 @@ async def job_stream(hub: StreamHub, job_id: str) -> JobStream:
         oldest, newest = await pipe.execute()
     if not oldest or not newest:
         raise LookupError(job_id)
-    first = pb.Frame.FromString(oldest[0][1][b"f"]) if keys.seq_of(oldest[0][0]) == 1 else None
+    first = pb.Frame.FromString(oldest[0][1][b"f"]) if keys.seq_of(oldest[0][0]) == keys.HEADER_SEQ else None
     return JobStream(keys.seq_of(oldest[0][0]), keys.seq_of(newest[0][0]), is_last(newest[0][1]), first)
 
 
@@ -134,19 +123,6 @@ class Stopped(Exception):
     """The playback was stopped while the relay waited."""
 
 
-def raise_lost_cancel() -> None:
-    """Raises the current task's cancellation if it was asked for and lost.
-
-    redis-py's asyncio connection writes through asyncio.wait_for, which on
-    Python 3.11 returns normally when the write completes in the same loop
-    turn as the cancel (CPython gh-86296): the cancel of a client that left
-    is swallowed, and its stream would play on to the end. The task still
-    counts the request (Task.cancelling), so every message checks it."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError()
-
-
 class Relay:
     """One stream's messages: frames after `after_seq`, paced by `schedule`,
     ending with the job's last frame, or with a CANCELLED frame once
@@ -188,7 +164,7 @@ class Relay:
 
     async def messages(self) -> AsyncIterator[pb.Frame]:
         while True:
-            raise_lost_cancel()
+            connections.raise_lost_cancel()
             if self.stoppable and (self.stopped.done() or self._past_limit(self.position + 1)):
                 yield await self._stopped()
                 return

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
+from service import handlers
 from service.config import Settings
 
 # The one method a call without the token may use.
@@ -130,12 +131,4 @@ def refusal(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: str)
     async def refuse(request_or_iterator, context: grpc.aio.ServicerContext):
         await context.abort(code, message)
 
-    if handler.request_streaming and handler.response_streaming:
-        make = grpc.stream_stream_rpc_method_handler
-    elif handler.request_streaming:
-        make = grpc.stream_unary_rpc_method_handler
-    elif handler.response_streaming:
-        make = grpc.unary_stream_rpc_method_handler
-    else:
-        make = grpc.unary_unary_rpc_method_handler
-    return make(refuse, request_deserializer=None, response_serializer=handler.response_serializer)
+    return handlers.like(handler, refuse, request_deserializer=None)

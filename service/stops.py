@@ -29,7 +29,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.relay import is_last
-from sudoku import connections, keys
+from sudoku import connections, keys, scripts
 
 log = logging.getLogger("sudoku.stops")
 
@@ -43,14 +43,6 @@ RENEW_EVERY_S = 600
 # were open have recorded where they stopped (they do so within milliseconds).
 SETTLE_S = 0.3
 RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
-
-# HSET field `seq` to ARGV[1] unless it already holds a greater one.
-_RECORD_MAX = """
-local seq = tonumber(ARGV[1])
-local now = tonumber(redis.call('HGET', KEYS[1], 'seq') or '-1')
-if seq > now then redis.call('HSET', KEYS[1], 'seq', seq) end
-return 1
-"""
 
 
 class Playback:
@@ -84,7 +76,7 @@ class Stops:
         self.task: asyncio.Task | None = None
         self.leaving: set[asyncio.Task] = set()  # playbacks being removed from Redis
         self.closing = False
-        self._record_max = redis.register_script(_RECORD_MAX)
+        self._record_max = redis.register_script(scripts.RECORD_MAX.source)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._follow(), name="stops")

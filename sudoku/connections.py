@@ -21,6 +21,8 @@ calls decides (the client library retries UNAVAILABLE with backoff).
 
 from __future__ import annotations
 
+import asyncio
+
 from redis import Redis
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
@@ -61,3 +63,18 @@ def worker(url: str) -> Redis:
     """A worker's client (its jobs, heartbeats and maintenance)."""
     return Redis.from_url(url, socket_timeout=WORKER_TIMEOUT_S, socket_connect_timeout=WORKER_TIMEOUT_S,
                           health_check_interval=HEALTH_CHECK_S)
+
+
+def raise_lost_cancel() -> None:
+    """Raises the current task's cancellation if it was asked for and lost.
+
+    redis-py's asyncio connection writes through asyncio.wait_for, which on
+    Python 3.11 returns normally when the write completes in the same loop
+    turn as the cancel (CPython gh-86296): the cancel is swallowed, and the
+    task goes on (a relay whose client left would play its stream to the
+    end; the hub's reader, cancelled by its close(), would wait forever).
+    The task still counts the request (Task.cancelling), so a loop that
+    awaits redis-py checks it every turn."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError()

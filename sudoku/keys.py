@@ -19,9 +19,19 @@ QUEUES = (QUEUE_INTERACTIVE, QUEUE_BATCH)
 
 def frames(job_id: str) -> str:
     """Stream of a solve's frames. Entry ids are 0-<seq>, so a reader's
-    position is just the last seq it saw. Written by the service (frame 1)
-    and the worker (the rest); capped with MAXLEN; expires after the job."""
+    position is just the last seq it saw. Written by the service (frame 1,
+    HEADER_SEQ) and the worker (the rest); capped with MAXLEN; expires
+    after the job."""
     return f"{PREFIX}:frames:{job_id}"
+
+
+# Frame 1 of every stream is the service's: it carries the job's info and
+# the starting board (service/queueing.py header_frame) and is written with
+# the job, in the enqueue's one step (sudoku/scripts.py ENQUEUE), so the
+# client has its job id at once and a later Watch reads the job's options
+# from it (service/relay.py job_stream). The worker's frames follow it.
+HEADER_SEQ = 1
+WORKER_FIRST_SEQ = HEADER_SEQ + 1
 
 
 def frame_id(seq: int) -> str:
@@ -38,7 +48,7 @@ def seq_of(entry_id: bytes | str) -> int:
 
 def watched(job_id: str) -> str:
     """Hash, a field per service instance whose clients are reading the
-    job's frames (service/jobs.py: Watched). A stream that ends with nobody
+    job's frames (service/watched.py). A stream that ends with nobody
     reading it expires sooner (worker/stream.py)."""
     return f"{PREFIX}:watched:{job_id}"
 

@@ -20,7 +20,9 @@ connection: redis-py's client runs its pool, retry and observability layers
 on every command, which for these calls cost more than Redis's own work
 (bench/scripts.py measures both). The fenced writes of worker/attempt.py
 are made on the job's own client (Job.connection) through redis-py's
-register_script, which loads a lost script again by itself.
+register_script, which loads a lost script again by itself, and so are the
+few rarer scripts at the end (a finished stream's expiry, a cancel's stop
+point).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from sudoku import keys
 
 
 class Script:
@@ -182,6 +186,7 @@ class ScriptPool:
 # still has its stream, or {4, ""} the request_id names another request
 # (nothing queued in the last four cases). A request_id whose job's stream
 # is gone (expired, or lost with a Redis restart) is claimed afresh.
+# HEADER_ID is frame 1's entry id (sudoku/keys.py: HEADER_SEQ).
 ENQUEUE = Script("""
 if KEYS[6] ~= '' then
   local cached = redis.call('GET', KEYS[6])
@@ -202,14 +207,14 @@ redis.call('RPUSH', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[3], KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
 if KEYS[5] ~= '' then
-  redis.call('XADD', KEYS[5], '0-1', 'f', ARGV[3])
+  redis.call('XADD', KEYS[5], 'HEADER_ID', 'f', ARGV[3])
   redis.call('EXPIRE', KEYS[5], 86400)
 end
 if KEYS[7] ~= '' then
   redis.call('SET', KEYS[7], ARGV[2] .. ' ' .. ARGV[5], 'EX', ARGV[6])
 end
 return {1, waiting}
-""")
+""".replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)))
 
 
 # ---- A job's lifecycle in a worker (worker/lifecycle.py) ----
@@ -316,4 +321,39 @@ return 0
 # KEYS: job, cancel flag; ARGV: worker
 CHECK = Script(FENCE + """
 return redis.call('EXISTS', KEYS[2])
+""")
+
+
+# ---- A finished stream's expiry, and where a cancel stopped ----
+# Called through redis-py (register_script, eval), like the fenced writes.
+
+# FrameSink.close (worker/stream.py): sets a finished stream's expiry,
+# `watched` seconds if a service instance marked it as being read
+# (service/watched.py), else `unwatched`.
+# KEYS: frames, watched marker; ARGV: watched, unwatched
+EXPIRE_FINISHED = Script("""
+local ttl = ARGV[2]
+if redis.call('EXISTS', KEYS[2]) == 1 then ttl = ARGV[1] end
+return redis.call('EXPIRE', KEYS[1], ttl)
+""")
+
+# Watched.reading (service/watched.py): extends a finished stream's expiry
+# back to the full TTL when a watcher attaches (it was shortened because
+# nobody was reading); a running job's stream, whose expiry is longer, is
+# left alone. Returns the TTL it found.
+# KEYS: frames; ARGV: ttl
+EXTEND_FINISHED = Script("""
+local left = redis.call('TTL', KEYS[1])
+if left >= 0 and left < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return left
+""")
+
+# Stops.record (service/stops.py): sets the cancel hash's `seq` (where the
+# streams stopped) to ARGV[1] unless it already holds a greater one.
+# KEYS: cancel hash; ARGV: seq
+RECORD_MAX = Script("""
+local seq = tonumber(ARGV[1])
+local now = tonumber(redis.call('HGET', KEYS[1], 'seq') or '-1')
+if seq > now then redis.call('HSET', KEYS[1], 'seq', seq) end
+return 1
 """)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import signal
 
-import worker.jobs
+import worker.solving
 from worker.attempt import Attempt
 from worker.stream import FrameSink
 from worker.workers import SudokuWorker
@@ -72,14 +72,14 @@ class FaultyWorker(SudokuWorker):
         if seed not in (STALL_WHILE_MEASURING, STALL_MID_REPLAY, STALL_BEFORE_LAST_FRAMES):
             return super().run_job(job, queue, execution)
         if seed == STALL_WHILE_MEASURING:
-            worker.jobs.Attempt = _StallingAttempt
+            worker.solving.Attempt = _StallingAttempt
         else:
             _StallingSink.stall_at = "flush" if seed == STALL_MID_REPLAY else "close"
-            worker.jobs.FrameSink = _StallingSink
+            worker.solving.FrameSink = _StallingSink
         try:
             return super().run_job(job, queue, execution)
         finally:
-            worker.jobs.Attempt, worker.jobs.FrameSink = Attempt, FrameSink
+            worker.solving.Attempt, worker.solving.FrameSink = Attempt, FrameSink
 
     def handle_job_success(self, job, queue, started_job_registry, execution):
         if _seed(job) == STALL_BEFORE_RESULT:

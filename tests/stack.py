@@ -9,6 +9,7 @@ processes (worker.supervisor), Redis is the embedded redis-server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -79,6 +81,21 @@ def make_settings(redis_url: str, **overrides) -> Settings:
     """Settings of a service for tests: any port, no workers of its own."""
     overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **overrides}
     return Settings.from_env({}, redis_url=redis_url, **overrides)
+
+
+@contextlib.contextmanager
+def workers_and_service(redis_url: str) -> Iterator[ServiceThread]:
+    """Two supervised workers and a service on `redis_url`: a stack of a
+    test's own, whose Redis the test may stop, restart or empty."""
+    workers = Supervisor(2, redis_url)
+    workers.start()
+    supervise_in_background(workers)
+    service = ServiceThread(make_settings(redis_url)).start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        workers.stop()
 
 
 def started_attempt(redis, job_id: str, worker_name: str = "test-worker") -> Attempt:

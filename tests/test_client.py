@@ -5,6 +5,9 @@ service went away, and count_batch's order and bounded read-ahead."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,16 +18,15 @@ import grpc
 import pytest
 
 from client import AsyncClient, Client, Retry, SudokuError
-from client.frames import Drawing, draw
+from client.frames import Drawing, FrameError, draw
 from rq.job import Job
 from sudoku import keys
-from service.config import Settings
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 from tests.frames_util import attached
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread, make_settings
+from tests.stack import ServiceThread, make_settings, reap, start_sudoku_server
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -100,6 +102,16 @@ def test_attach_replays_a_finished_job(client):
     assert list(client.attach(frames[0].job_id, after_seq=3, unpaced=True)) == attached(frames, 3)
 
 
+def test_a_drawing_starts_at_a_keyframe(client):
+    """A drawing starts at a frame with a board (a stream's first frame
+    always has one); one without cannot be drawn, and the error says why."""
+    frames = list(client.watch(HARD, duration=0.5, fps=20, strategy="naive"))
+    assert frames[0].board
+    plain = next(f for f in frames if not f.board)
+    with pytest.raises(FrameError, match=rf"first frame \({plain.seq}\) has no board"):
+        Drawing().apply(plain)
+
+
 def test_pause_and_resume_continue_without_a_gap(client):
     stream = client.watch(HARD, duration=1, fps=20)
     frames = [next(stream) for _ in range(4)]
@@ -120,24 +132,43 @@ def test_cancel_stops_the_job(client):
     assert not client.cancel(stream.job_id)
 
 
-def test_watch_resumes_when_the_service_restarts(redis_url, workers):
+class Restarting:
+    """A service on an address of its own that a test stops and starts
+    again on the same address while a call is under way."""
+
+    def __init__(self, redis_url: str):
+        port = free_port()
+        # Any HTTP port (make_settings): the default 8080 may be taken.
+        self.settings = lambda: make_settings(redis_url, listen=f"127.0.0.1:{port}")
+        self.running = [ServiceThread(self.settings()).start()]
+        self.address = self.running[0].address
+
+    def restart(self) -> None:
+        """The calls in flight end UNAVAILABLE; another service takes the address."""
+        self.running[-1].stop(grace=0)
+        self.running.append(ServiceThread(self.settings()).start())
+
+    def close(self) -> None:
+        for service in self.running:
+            if service.loop.is_running():
+                service.stop()
+
+
+@pytest.fixture
+def restarting(redis_url, workers):
+    service = Restarting(redis_url)
+    yield service
+    service.close()
+
+
+def test_watch_resumes_when_the_service_restarts(restarting):
     """The service goes away mid-stream and comes back on the same address:
     the stream continues with Watch from the last seq, nothing missed."""
-    port = free_port()
-    settings = lambda: Settings.from_env({}, redis_url=redis_url, listen=f"127.0.0.1:{port}", workers=0)  # noqa: E731
-    first = ServiceThread(settings()).start()
-    second = None
-    try:
-        with Client(first.address, retry=FAST_RETRY) as client:
-            stream = client.watch(HARD, duration=1.5, fps=20, strategy="naive")
-            frames = [next(stream) for _ in range(5)]
-            first.stop(grace=0)
-            second = ServiceThread(settings()).start()
-            frames += list(stream)
-    finally:
-        for running in (first, second):
-            if running is not None and running.loop.is_running():
-                running.stop()
+    with Client(restarting.address, retry=FAST_RETRY) as client:
+        stream = client.watch(HARD, duration=1.5, fps=20, strategy="naive")
+        frames = [next(stream) for _ in range(5)]
+        restarting.restart()
+        frames += list(stream)
     assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
     boards = draw(frames)
     assert frames[-1].outcome == pb.SOLVED and is_solution_of(boards[-1], HARD)
@@ -433,30 +464,134 @@ def test_the_async_client_does_the_same(service):
     asyncio.run(main())
 
 
-def test_the_async_client_resumes_when_the_service_restarts(redis_url, workers):
-    port = free_port()
-    settings = lambda: Settings.from_env({}, redis_url=redis_url, listen=f"127.0.0.1:{port}", workers=0)  # noqa: E731
-    first = ServiceThread(settings()).start()
-    running = [first]
-
+def test_the_async_client_resumes_when_the_service_restarts(restarting):
     async def main():
-        async with AsyncClient(first.address, retry=FAST_RETRY) as client:
+        async with AsyncClient(restarting.address, retry=FAST_RETRY) as client:
             frames = []
             async for frame in client.watch(HARD, duration=1.5, fps=20, strategy="naive"):
                 frames.append(frame)
                 if len(frames) == 5:
-                    await asyncio.to_thread(first.stop, 0)
-                    running.append(await asyncio.to_thread(ServiceThread(settings()).start))
+                    await asyncio.to_thread(restarting.restart)
             return frames
 
-    try:
-        frames = asyncio.run(main())
-    finally:
-        for service in running:
-            if service.loop.is_running():
-                service.stop()
+    frames = asyncio.run(main())
     assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
     assert draw(frames)[-1] == frames[-1].solution
+
+
+# Counting the empty board to a million solutions keeps a worker busy for a
+# good part of a second, so chunks of it are still being counted when the
+# service goes away.
+SLOW = "." * 81
+SLOW_LIMIT = 1_000_000
+
+
+class Taken:
+    """An input that counts the boards the client has read from it."""
+
+    def __init__(self, boards: list[str]):
+        self.boards = boards
+        self.taken = 0
+
+    def __iter__(self):
+        for board in self.boards:
+            self.taken += 1
+            yield board
+
+
+def resent(caplog) -> list[int]:
+    """The unanswered requests the client sent again, at each break (its log lines)."""
+    found = (re.search(r"sending \w+'s (\d+) unanswered requests again", r.getMessage()) for r in caplog.records)
+    return [int(m.group(1)) for m in found if m]
+
+
+def test_count_many_resumes_from_the_first_unanswered_chunk_when_the_service_restarts(restarting, caplog):
+    """The service stops while chunks are being counted: the client sends the
+    unanswered ones again to the service that takes the address, then the
+    rest of its input; every chunk comes once, in order, counted."""
+    caplog.set_level(logging.INFO, "sudoku.client")
+    source = Taken([SLOW] * 6)
+    chunks = []
+    with Client(restarting.address, retry=FAST_RETRY) as client:
+        for chunk in client.count_many(source, limit=SLOW_LIMIT, chunk=1, window=2):
+            chunks.append(chunk)
+            if len(chunks) == 1:
+                assert source.taken < 6  # the rest goes to the next service
+                restarting.restart()
+    assert [c.start for c in chunks] == list(range(6))
+    assert [c.counts for c in chunks] == [[SLOW_LIMIT]] * 6 and not any(c.errors for c in chunks)
+    assert resent(caplog) and min(resent(caplog)) >= 1
+
+
+def test_count_batch_resumes_from_the_first_unanswered_board_when_the_service_restarts(restarting, caplog):
+    caplog.set_level(logging.INFO, "sudoku.client")
+    boards = [SLOW] * 3 + puzzles("17_clue")[:40] + [SLOW] * 3
+    items = []
+    with Client(restarting.address, retry=FAST_RETRY) as client:
+        for item in client.count_batch(Taken(boards), limit=SLOW_LIMIT, window=4):
+            items.append(item)
+            if len(items) == 1:
+                restarting.restart()
+    assert [item.index for item in items] == list(range(len(boards)))
+    assert [item.board for item in items] == boards and not any(item.error for item in items)
+    assert [item.reply.count for item in items] == [SLOW_LIMIT] * 3 + [1] * 40 + [SLOW_LIMIT] * 3
+    assert resent(caplog) and min(resent(caplog)) >= 1
+
+
+def test_the_async_client_resumes_count_many_and_count_batch(restarting, caplog):
+    caplog.set_level(logging.INFO, "sudoku.client")
+
+    async def trickle(n: int):
+        for _ in range(n):
+            yield SLOW
+
+    async def main():
+        async with AsyncClient(restarting.address, retry=FAST_RETRY) as client:
+            chunks = []
+            async for chunk in client.count_many(trickle(5), limit=SLOW_LIMIT, chunk=1, window=2):
+                chunks.append(chunk)
+                if len(chunks) == 1:
+                    await asyncio.to_thread(restarting.restart)
+            breaks = len(resent(caplog))
+            items = []
+            async for item in client.count_batch([SLOW] * 5, limit=SLOW_LIMIT, window=2):
+                items.append(item)
+                if len(items) == 1:
+                    await asyncio.to_thread(restarting.restart)
+            return chunks, breaks, items
+
+    chunks, breaks, items = asyncio.run(main())
+    assert [c.start for c in chunks] == list(range(5)) and [c.counts for c in chunks] == [[SLOW_LIMIT]] * 5
+    assert [i.index for i in items] == list(range(5)) and [i.reply.count for i in items] == [SLOW_LIMIT] * 5
+    assert 1 <= breaks < len(resent(caplog)) and min(resent(caplog)) >= 1
+
+
+def test_count_many_resumes_when_its_server_process_is_killed(redis_url, workers, caplog):
+    """SIGKILL of sudoku-server mid-call: the connection drops with no word
+    from the server, and the client resumes on the next one at the address."""
+    caplog.set_level(logging.INFO, "sudoku.client")
+    port = free_port()
+    args = ("--listen", f"127.0.0.1:{port}", "--workers", "0")
+    env = {**os.environ, "REDIS_URL": redis_url}
+    first, banner = start_sudoku_server(*args, env=env)
+    second = None
+    chunks = []
+    try:
+        assert "listening" in banner, banner
+        with Client(f"127.0.0.1:{port}", retry=Retry(attempts=40, base=0.05, cap=0.5)) as client:
+            for chunk in client.count_many(Taken([SLOW] * 4), limit=SLOW_LIMIT, chunk=1, window=2):
+                chunks.append(chunk)
+                if len(chunks) == 1:
+                    first.kill()
+                    first.wait()
+                    second, banner = start_sudoku_server(*args, env=env)
+                    assert "listening" in banner, banner
+    finally:
+        for proc in (first, second):
+            if proc is not None:
+                reap(proc)
+    assert [c.start for c in chunks] == list(range(4)) and [c.counts for c in chunks] == [[SLOW_LIMIT]] * 4
+    assert resent(caplog) and min(resent(caplog)) >= 1
 
 
 def make_certificate(folder) -> tuple[bytes, bytes]:

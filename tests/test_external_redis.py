@@ -1,8 +1,8 @@
 """A Redis of the deployer's own (REDIS_URL): Debian's Redis 7, stopped,
 down and restarted empty under load. The service and the workers reconnect
-by themselves; clients see only OK, UNAVAILABLE or, for a job whose data
-vanished with Redis, NOT_FOUND that says so (the client library then
-submits the request again); no call waits longer than the bounds of
+by themselves; clients see only OK, UNAVAILABLE or, for a watched job whose
+frames vanished with Redis, NOT_FOUND that says so (the client library then
+submits the request again; a batch call resumes); no call waits longer than the bounds of
 sudoku/connections.py. README, "Delivery and failure semantics".
 
 Needs Debian's `redis-server` package (.ci/run installs it); skipped with a
@@ -11,6 +11,7 @@ message where it is missing, except in CI, where that is a failure.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import signal
@@ -28,8 +29,7 @@ from client.frames import draw
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, supervise_in_background
-from worker.supervisor import Supervisor
+from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, workers_and_service
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -49,13 +49,8 @@ def stack(tmp_path):
         pytest.skip(message)
     redis_server = SystemRedis(str(tmp_path)).start()
     assert redis_server.version().startswith("7."), redis_server.version()
-    workers = Supervisor(2, redis_server.url)
-    workers.start()
-    supervise_in_background(workers)
-    service = ServiceThread(make_settings(redis_server.url)).start()
-    yield redis_server, service
-    service.stop()
-    workers.stop()
+    with workers_and_service(redis_server.url) as service:
+        yield redis_server, service
     redis_server.kill()
 
 
@@ -223,3 +218,67 @@ def test_a_redis_down_for_30_s_then_back_empty(stack, tmp_path):
     assert watcher.frames[-1].outcome == pb.SOLVED and draw(watcher.frames)[-1] == watcher.frames[-1].solution
     with Client(service.address) as client:
         assert client.solve(HARD, strategy="naive").solved
+
+
+# Counting the empty board to a million solutions keeps a worker busy for a
+# good part of a second, so chunks are queued and running when Redis goes.
+SLOW = "." * 81
+SLOW_LIMIT = 1_000_000
+
+
+def lose_everything(redis_server: SystemRedis, how: str) -> None:
+    if how == "restart":
+        redis_server.kill()
+        redis_server.start()
+    else:
+        with Redis.from_url(redis_server.url) as redis:
+            # The workers stand still meanwhile, so that no job out finishes
+            # first: every one is lost, the running ones with the queued.
+            pids = [worker.pid for worker in Worker.all(connection=redis)]
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                redis.flushall()
+            finally:
+                for pid in pids:
+                    os.kill(pid, signal.SIGCONT)
+
+
+@pytest.mark.parametrize("method", ["count_many", "count_batch"])
+@pytest.mark.parametrize("loss", ["restart", "flushall"])
+def test_a_batch_call_resumes_when_redis_loses_its_jobs(stack, method, loss, caplog):
+    """Redis loses everything while a batch call has boards queued and
+    running: killed and started again at once (the service's connections
+    break), or emptied under them (FLUSHALL: what a failover to an empty
+    replica looks like, the connections stay up and the jobs are simply
+    gone). Either way the service ends the call UNAVAILABLE (its jobs are
+    gone, the client holds their boards), the client sends the unanswered
+    ones again, and every board is answered once, in order, counted."""
+    caplog.set_level(logging.INFO, "sudoku.client")
+    redis_server, _ = stack
+    # A job per board (CountMany: a chunk of one), so that of the four out
+    # at the loss two are running and two queued; no result cache, which
+    # would answer CountBatch's repeated board with no job at all.
+    service = ServiceThread(make_settings(redis_server.url, batch_size=1, cache_ttl_s=0)).start()
+    n = 6
+    answers = []
+    try:
+        with Client(service.address, retry=Retry(attempts=60, base=0.1, cap=0.5)) as client:
+            if method == "count_many":
+                calls = client.count_many([SLOW] * n, limit=SLOW_LIMIT, chunk=1, window=4)
+            else:
+                calls = client.count_batch([SLOW] * n, limit=SLOW_LIMIT, window=4)
+            for answer in calls:
+                answers.append(answer)
+                if len(answers) == 1:
+                    lose_everything(redis_server, loss)
+    finally:
+        service.stop()
+    if method == "count_many":
+        assert [a.start for a in answers] == list(range(n)) and not any(a.errors for a in answers)
+        assert [a.counts for a in answers] == [[SLOW_LIMIT]] * n
+    else:
+        assert [a.index for a in answers] == list(range(n)) and not any(a.error for a in answers)
+        assert [a.reply.count for a in answers] == [SLOW_LIMIT] * n
+    resent = [r.getMessage() for r in caplog.records if "unanswered requests again" in r.getMessage()]
+    assert resent, "the call was not resumed"

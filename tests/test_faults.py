@@ -29,7 +29,7 @@ from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.frames_util import draw
 from tests.fixtures import POISON_SEED, STALLS
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
-from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, supervise_in_background
+from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, workers_and_service
 from worker import engine
 from worker.supervisor import Supervisor
 
@@ -266,13 +266,8 @@ def test_graceful_shutdown(custom_service):
 def own_stack():
     """A Redis, workers and service of this test's own, to restart Redis under."""
     redis_server = EmbeddedRedis().start()
-    workers = Supervisor(2, redis_server.url)
-    workers.start()
-    supervise_in_background(workers)
-    service = ServiceThread(make_settings(redis_server.url)).start()
-    yield redis_server, service
-    service.stop()
-    workers.stop()
+    with workers_and_service(redis_server.url) as service:
+        yield redis_server, service
     redis_server.stop()
 
 

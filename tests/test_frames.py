@@ -1,5 +1,5 @@
 """How a search is cut into frames (worker/frames.py), and the frames a
-solve job writes to its Redis stream (worker/jobs.py), read back raw."""
+solve job writes to its Redis stream (worker/solving.py), read back raw."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.puzzles import puzzles
 from worker import engine
 from worker.frames import boundaries, net_change
 from tests.stack import started_attempt
-from worker.jobs import SolveRun
+from worker.solving import SolveRun
 
 FRAME_BOUND = 512  # the proto promises this
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps

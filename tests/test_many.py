@@ -17,7 +17,7 @@ from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import until_steady
-from worker import engine, jobs
+from worker import counting, engine, jobs
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
@@ -188,6 +188,9 @@ def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
             sent += 1
             yield chunk
 
+    # Boards of calls whose service was stopped or killed in other tests
+    # (tests/test_client.py) stay until they expire: not this call's.
+    earlier = set(redis.scan_iter(keys.boards("*")))
     channel, stub = service.stub()
     call = stub.CountMany(requests(), timeout=TIMEOUT)
     assert len(next(call).counts) == 100  # then read nothing more
@@ -198,16 +201,17 @@ def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
     # Nowhere near the 800 MB of 100,000 requests.
     assert sent < 5_000, samples
     # The jobs of the cancelled call end and take their boards with them.
+    left = lambda: set(redis.scan_iter(keys.boards("*"))) - earlier  # noqa: E731
     deadline = time.monotonic() + 20
-    while any(redis.scan_iter(keys.boards("*"))) and time.monotonic() < deadline:
+    while left() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(redis.scan_iter(keys.boards("*")))
+    assert not left()
 
 
 def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch):
     """The worker's job, run by RQ in this process: a first round capped at
     one guess leaves the hard boards to the rounds of a lone count."""
-    monkeypatch.setattr(jobs, "FIRST_ROUND_GUESSES", 1)
+    monkeypatch.setattr(counting, "FIRST_ROUND_GUESSES", 1)
     hard = puzzles("forum_hardest_1905_11plus")[:10] + [puzzles("multi_solution_16_clue")[0]]
     key = keys.boards("test-first-round")
     redis.set(key, "".join(hard), ex=60)
@@ -223,10 +227,10 @@ def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch)
     assert result["incomplete"] == [i for i, b in enumerate(hard) if not engine.count(b, limit=2, max_steps=1)[1]]
 
 
-def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, redis):
-    """Both workers are kept busy while the boards of the waiting CountMany
-    job are taken away: the job fails on every attempt, its boards are
-    ABORTED with the reason, and the next request is counted."""
+def count_while_the_boards_are_tampered_with(stub, redis, tamper) -> list[pb.CountManyReply]:
+    """A CountMany call of two requests; both workers are kept busy while
+    `tamper(redis, key)` is done to the boards of the first request's
+    waiting job. Its replies (or its error)."""
     busy = [stub.Solve(pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE, time_limit_ms=1500),
                        timeout=TIMEOUT) for _ in range(2)]
     for call in busy:
@@ -247,20 +251,42 @@ def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, re
         while time.monotonic() < deadline:
             first = next((k for k in redis.scan_iter(keys.boards("*")) if k not in earlier), None)
             if first is not None:
-                redis.delete(first)
+                tamper(redis, first)
                 taken.set()
                 return
 
     thief = threading.Thread(target=take_the_boards)
     thief.start()
-    replies = list(stub.CountMany(requests(), timeout=TIMEOUT))
-    thief.join()
-    for call in busy:
-        call.cancel()
+    try:
+        return list(stub.CountMany(requests(), timeout=TIMEOUT))
+    finally:
+        thief.join()
+        for call in busy:
+            call.cancel()
+
+
+def test_a_job_that_fails_gives_its_boards_aborted_and_the_call_goes_on(stub, redis):
+    """The boards of a waiting CountMany job are spoiled: the job fails on
+    every attempt, its boards are ABORTED with the reason, and the next
+    request is counted."""
+    spoil = lambda redis, key: redis.set(key, b"x" * 162, keepttl=True)  # noqa: E731
+    replies = count_while_the_boards_are_tampered_with(stub, redis, spoil)
     assert [(e.index, e.error.code) for e in replies[0].errors] == [(0, ABORTED), (1, ABORTED)]
-    assert "LookupError: the boards of this job" in replies[0].errors[0].error.message
+    assert "ValueError: board 0: cell r1c1" in replies[0].errors[0].error.message
     assert list(replies[0].verdicts) == [0, 0] and list(replies[0].complete) == [False, False]
     assert list(replies[1].verdicts) == [V.UNIQUE]
+
+
+def test_a_job_whose_boards_are_gone_ends_the_call_unavailable(stub, redis):
+    """The boards of a waiting CountMany job are gone while the job is not:
+    what a Redis that restarted empty between their write and the job's
+    leaves. The job fails for want of them; the call ends UNAVAILABLE, so
+    that its client sends the requests not yet answered again
+    (client/batches.py), as for a job lost whole."""
+    with pytest.raises(grpc.RpcError) as caught:
+        count_while_the_boards_are_tampered_with(stub, redis, lambda redis, key: redis.delete(key))
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "the job store lost this call's job" in caught.value.details()
 
 
 def maximal(boards: list[str]) -> pb.CountManyRequest:

@@ -1,13 +1,10 @@
 """Cutting a search into frames a phone can animate.
 
-The worker first runs the search to learn its length N (see jobs.py), then
+The worker first runs the search to learn its length N (see solving.py), then
 replays it and cuts it at the boundaries computed here. Strategies are
 deterministic, so the replay is the same search, and a retried job cuts it
 at the same places: the frames it writes are the frames the first attempt
 wrote, which is what lets a client's stream continue across a worker crash.
-
-Frame 1 of every stream is written by the service when it queues the job;
-the worker's frames start at seq 2.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from sudoku.v1 import sudoku_pb2 as pb
 # A frame carries its steps only while they are cheaper than the net change
 # of the board could ever be (81 cells, 2 bytes each); bounded either way.
 MAX_LISTED_STEPS = 64
-FIRST_WORKER_SEQ = 2
 
 
 def boundaries(total: int, frames: int = 0, steps_per_frame: int = 0, max_frames: int = 0) -> list[int]:

@@ -231,8 +231,8 @@ def _judge_search(
     pencil_marks: list[int] | None,
 ) -> dict[str, Any]:
     """Steps 3-7, which need the engine: no solution, a wrong entry, solved, the next step."""
-    # The givens' own text goes to the engine: parsing it again takes under a µs,
-    # building a new string from given_cells about 10 µs.
+    # The givens' own text goes to the engine: parsing it again costs less
+    # than building a new string from given_cells.
     found, _ = engine.count(givens, limit=2)
     if found == 0:
         return {"kind": "NO_SOLUTION", "reason": NO_SOLUTION_REASON}

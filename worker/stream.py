@@ -14,7 +14,7 @@ import time
 
 from redis import Redis
 
-from sudoku import keys
+from sudoku import keys, scripts
 from sudoku.v1 import sudoku_pb2 as pb
 from worker.attempt import Attempt
 
@@ -28,15 +28,6 @@ def last_seq(redis: Redis, job_id: str) -> int:
     """The seq of the newest entry of the job's stream, 0 if none."""
     newest = redis.xrevrange(keys.frames(job_id), count=1)
     return keys.seq_of(newest[0][0]) if newest else 0
-
-
-# Sets a finished stream's expiry: `watched` seconds if someone is reading
-# it, else `unwatched`. KEYS: frames, watched marker; ARGV: watched, unwatched
-EXPIRE_FINISHED = """
-local ttl = ARGV[2]
-if redis.call('EXISTS', KEYS[2]) == 1 then ttl = ARGV[1] end
-return redis.call('EXPIRE', KEYS[1], ttl)
-"""
 
 
 class FrameSink:
@@ -88,7 +79,7 @@ class FrameSink:
         `unwatched_ttl_seconds` when no client is reading it: the frames of
         a solve nobody watches do not hold Redis memory for long."""
         self.flush()
-        self.redis.eval(EXPIRE_FINISHED, 2, self.key, keys.watched(self.attempt.job_id),
+        self.redis.eval(scripts.EXPIRE_FINISHED.source, 2, self.key, keys.watched(self.attempt.job_id),
                         self.ttl_seconds, self.unwatched_ttl_seconds)
 
 
