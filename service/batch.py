@@ -24,6 +24,7 @@ from service import validate
 from service.cache import ResultCache, count_key
 from service.callbudget import CallBudget, TooMany
 from service.config import Settings
+from service.futures import seen
 from service.queueing import Jobs
 from service.replies import count_reply, item_error
 from service.validate import Invalid
@@ -149,7 +150,9 @@ class BatchCounter:
         if group.items:
             await room.acquire()
             task = asyncio.create_task(self._count(group.items, budget))
+            task.add_done_callback(seen)
             task.add_done_callback(lambda t: _settle(group.replies, t))
+            group.replies.add_done_callback(seen)
         return _Group()
 
     async def _count(self, items: list[tuple[int, CountSpec]], budget: CallBudget) -> list[pb.CountReply]:

@@ -29,6 +29,7 @@ from service import validate
 from service.callbudget import CallBudget, TooMany
 from service.config import Settings
 from service.decoding import Undecodable
+from service.futures import seen
 from service.queueing import Jobs, new_job_id
 from service.replies import item_error
 from service.validate import Invalid
@@ -96,15 +97,15 @@ class ManyCounter:
 
     async def _read(self, requests, ordered: asyncio.Queue, budget: CallBudget) -> None:
         room = asyncio.Semaphore(self.settings.batch_inflight)
-        seen = 0
+        taken = 0
         try:
             async for request in requests:
                 checked = self._check(request)
                 if isinstance(checked, pb.CountManyReply):
                     await ordered.put(_ready(checked))
                     continue
-                seen += checked.n
-                if seen > self.settings.max_batch:
+                taken += checked.n
+                if taken > self.settings.max_batch:
                     raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
                 await ordered.put(await self._launch(checked, room, budget))
             await ordered.put(_END)
@@ -139,10 +140,10 @@ class ManyCounter:
             # so the job's boards are deleted when it ends, not left to expire.
             self._parts.add(part)
             part.add_done_callback(self._parts.discard)
-            part.add_done_callback(_seen)
+            part.add_done_callback(seen)
             parts.append(part)
         reply = asyncio.ensure_future(self._reply(parts, checked))
-        reply.add_done_callback(_seen)
+        reply.add_done_callback(seen)
         return reply
 
     async def _count(self, boards: bytes, options: dict, budget: CallBudget, granted_ms: int) -> dict | JobFailed:
@@ -213,14 +214,6 @@ class ManyCounter:
 
 UNCOUNTED = ("not counted: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
              "send these boards again in another call")
-
-
-def _seen(task: asyncio.Future) -> None:
-    """Marks a part's or a reply's error as taken: when its call has ended
-    (the client left, Redis went away), nobody else will, and asyncio would
-    log it as an error of the service's."""
-    if not task.cancelled():
-        task.exception()
 
 
 async def _delete(redis, key: str) -> None:
