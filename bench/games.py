@@ -15,16 +15,17 @@ several solutions, the solution is the one the moves follow).
 from __future__ import annotations
 
 import argparse
-import os
-import random
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from worker import engine
-from worker.hints import candidates, hint
+sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the repository, for `bench`
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+from bench.stack import sample, sampled_sets  # noqa: E402
+from worker import engine  # noqa: E402
+from worker.hints import candidates, hint  # noqa: E402
+
 LEVELS = ("EASY", "MEDIUM", "HARD", "EXPERT", "EXTREME")
 
 
@@ -59,21 +60,16 @@ def play(puzzle: str) -> tuple[Counter, Counter]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", nargs="?", type=Path,
-                        default=Path(os.environ["SUDOKU_PUZZLES"]) if os.environ.get("SUDOKU_PUZZLES") else DATA)
-    parser.add_argument("--sample", type=int, default=50, help="games per set at most (default 50)")
-    parser.add_argument("--seed", type=int, default=14)
-    args = parser.parse_args()
+    args = sampled_sets(parser, sample=50)
     print(f"{'set':32} {'games':>5} {'steps':>7} {'placed':>7} {'elims':>6} {'from sol.':>9} "
           f"{'games':>6}  steps by level (easy/medium/hard/expert/extreme)   s")
     for path in sorted(args.data.glob("*.txt")):
         if "invalid" in path.name:
             continue
-        puzzles = path.read_text().split()
-        sample = random.Random(args.seed).sample(puzzles, min(args.sample, len(puzzles)))
+        puzzles = sample(path, args.sample, args.seed)
         total, levels, needing = Counter(), Counter(), 0
         start = time.perf_counter()
-        for puzzle in sample:
+        for puzzle in puzzles:
             moves, game_levels = play(puzzle)
             total += moves
             levels += game_levels
@@ -81,8 +77,8 @@ def main() -> None:
         placed = total["placement"] + total["from solution"]
         share = 100 * total["from solution"] / max(1, placed)
         by_level = "/".join(str(levels[name]) for name in LEVELS)
-        print(f"{path.stem:32} {len(sample):5} {sum(total.values()):7} {placed:7} {total['elimination']:6} "
-              f"{share:8.1f}% {100 * needing / len(sample):5.0f}%  {by_level:45} {time.perf_counter() - start:5.1f}",
+        print(f"{path.stem:32} {len(puzzles):5} {sum(total.values()):7} {placed:7} {total['elimination']:6} "
+              f"{share:8.1f}% {100 * needing / len(puzzles):5.0f}%  {by_level:45} {time.perf_counter() - start:5.1f}",
               flush=True)
 
 

@@ -14,22 +14,18 @@ $SUDOKU_PUZZLES, else tests/data.
 from __future__ import annotations
 
 import argparse
-import os
-import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
-from worker import logic
+sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the repository, for `bench`
+
+from bench.stack import percentile, sample, sampled_sets  # noqa: E402
+from worker import logic  # noqa: E402
 
 SETS = ["qqwing_easy", "qqwing_intermediate", "qqwing_expert", "magictour_top1465",
         "forum_hardest_1905_11plus"]
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
-
-
-def sample(path: Path, n: int, seed: int) -> list[str]:
-    puzzles = path.read_text().split()
-    return puzzles if len(puzzles) <= n else random.Random(seed).sample(puzzles, n)
 
 
 def grade_timed(puzzles: list[str]) -> tuple[list[logic.Grade], list[float]]:
@@ -42,18 +38,9 @@ def grade_timed(puzzles: list[str]) -> tuple[list[logic.Grade], list[float]]:
     return grades, times
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", nargs="?", type=Path,
-                        default=Path(os.environ["SUDOKU_PUZZLES"]) if os.environ.get("SUDOKU_PUZZLES") else DATA)
-    parser.add_argument("--sample", type=int, default=1000, help="puzzles per set at most (default 1000)")
-    parser.add_argument("--seed", type=int, default=14)
-    args = parser.parse_args()
+    args = sampled_sets(parser, sample=1000)
 
     levels = logic.LEVEL_NAMES[1:]
     print(f"data: {args.data}, at most {args.sample} puzzles a set (seed {args.seed})\n")

@@ -8,6 +8,8 @@ import sys
 import socket
 import subprocess
 import time
+import argparse
+import random
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -56,3 +58,19 @@ def puzzles(name: str, folder: Path | None = None) -> list[str]:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def sampled_sets(parser: argparse.ArgumentParser, sample: int) -> argparse.Namespace:
+    """Parses the arguments of a benchmark over samples of puzzle sets: the
+    folder (default $SUDOKU_PUZZLES, else tests/data), --sample, --seed."""
+    parser.add_argument("data", nargs="?", type=Path,
+                        default=Path(os.environ.get("SUDOKU_PUZZLES") or ROOT / "tests" / "data"))
+    parser.add_argument("--sample", type=int, default=sample, help=f"puzzles per set at most (default {sample})")
+    parser.add_argument("--seed", type=int, default=14)
+    return parser.parse_args()
+
+
+def sample(path: Path, n: int, seed: int) -> list[str]:
+    """At most n puzzles of the set at path, the same for the same seed."""
+    puzzles = path.read_text().split()
+    return puzzles if len(puzzles) <= n else random.Random(seed).sample(puzzles, n)
