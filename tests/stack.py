@@ -77,6 +77,14 @@ def alive(pid: int) -> bool:
     return bool(state.strip()) and not state.strip().startswith("Z")
 
 
+def left_behind(pids: list[int], within: float) -> list[int]:
+    """The processes of `pids` still alive after waiting up to `within` seconds for them to end."""
+    deadline = time.monotonic() + within
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]
+
+
 def make_settings(redis_url: str, **overrides) -> Settings:
     """Settings of a service for tests: any port, no workers of its own."""
     overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **overrides}

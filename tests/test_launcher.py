@@ -24,7 +24,7 @@ from tests.puzzles import long_boards
 
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.stack import alive, free_port, reap, start_sudoku_server
+from tests.stack import alive, free_port, left_behind, reap, start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 
@@ -61,10 +61,7 @@ def test_sudoku_server_serves_then_stops_everything_it_started():
         assert len(started) >= 3, "redis-server and two workers"
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
-        deadline = time.monotonic() + 10
-        while any(alive(p) for p in started) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [p for p in started if alive(p)], "processes left behind"
+        assert not left_behind(started, within=10), "processes left behind"
     finally:
         reap(proc)
 
@@ -154,10 +151,7 @@ def test_sudoku_server_exits_when_its_redis_cannot_be_started_again(tmp_path):
         assert proc.wait(30) != 0
         output = proc.stdout.read()
         assert "could not be started again" in output, output
-        deadline = time.monotonic() + 10
-        while any(alive(p) for p in started) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [p for p in started if alive(p)], "processes left behind"
+        assert not left_behind(started, within=10), "processes left behind"
     finally:
         reap(proc)
 
@@ -214,10 +208,7 @@ def test_sigterm_with_streams_and_batches_open_stops_within_ten_seconds():
         took = time.monotonic() - t0
         print(f"stopped in {took:.1f} s")
         assert took < 10, f"{took:.1f} s"
-        deadline = time.monotonic() + 5
-        while any(alive(p) for p in started) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [p for p in started if alive(p)], "processes left behind"
+        assert not left_behind(started, within=5), "processes left behind"
         batch.cancel()
     finally:
         channel.close()
