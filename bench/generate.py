@@ -14,6 +14,13 @@ our medium, expert (its solver had to guess) with our hard, expert and
 extreme. The two run interleaved, round after round, and the best round of
 each is kept: this machine is shared, and slower rounds measure the
 neighbours.
+
+qqwing's solver knows fewer techniques than ours, so its labels do not
+match our levels beyond medium: its expert puzzles are our hard, expert or
+extreme. The last two columns also grade every puzzle qqwing made with our
+grader and give qqwing's rate of puzzles of our level (its rate times the
+share of its output at that level; our grading time is not charged to it):
+what a caller who wants, say, extreme puzzles gets from qqwing.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import subprocess
 import time
 
 from worker.generate import generate, puzzle_seed
+from worker.logic import grade_many
 
 LEVELS = [("easy", 1, "easy"), ("medium", 2, "intermediate"), ("hard", 3, "expert"),
           ("expert", 4, "expert"), ("extreme", 5, "expert")]
@@ -55,16 +63,17 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def qqwing_rate(qqwing: str, difficulty: str, seconds: float) -> float:
-    """qqwing's puzzles per CPU second: started for batches big enough to last about `seconds`."""
+def qqwing_rate(qqwing: str, difficulty: str, seconds: float) -> tuple[float, list[str]]:
+    """qqwing's puzzles per CPU second, and the puzzles: started for batches
+    big enough to last about `seconds`."""
     n = 20
     while True:
         before = children_cpu()
-        subprocess.run([qqwing, "--generate", str(n), "--difficulty", difficulty, "--one-line"],
-                       capture_output=True, check=True)
+        done = subprocess.run([qqwing, "--generate", str(n), "--difficulty", difficulty, "--one-line"],
+                              capture_output=True, check=True, text=True)
         took = children_cpu() - before
         if took >= seconds / 2:
-            return n / took
+            return n / took, done.stdout.split()
         n *= 4
 
 
@@ -74,17 +83,26 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     qqwing = qqwing_path()
-    print(f"{'level':8} {'ours/cpu-s':>10} {'(wall)':>8} {'qqwing level':>13} {'qqwing/cpu-s':>12} {'ratio':>7}")
+    print(f"{'level':8} {'ours/cpu-s':>10} {'(wall)':>8} {'qqwing level':>13} {'qqwing/cpu-s':>12} {'ratio':>7}"
+          f" {'at our level/cpu-s':>18} {'share (of n)':>17} {'ratio':>7}")
     for name, level, theirs in LEVELS:
         ours = wall = qq = 0.0
+        made: list[str] = []
         for r in range(args.rounds):
             cpu_rate, wall_rate = our_rate(level, args.seconds, seed=1000 * r + level)
             ours, wall = max(ours, cpu_rate), max(wall, wall_rate)
             if qqwing:
-                qq = max(qq, qqwing_rate(qqwing, theirs, args.seconds))
-        ratio = f"{ours / qq:6.1f}x" if qq else "-"
-        print(f"{name:8} {ours:10.1f} {wall:8.1f} {theirs if qqwing else '-':>13} {qq or float('nan'):12.1f}"
-              f" {ratio:>7}", flush=True)
+                rate, puzzles = qqwing_rate(qqwing, theirs, args.seconds)
+                qq, made = max(qq, rate), made + puzzles
+        line = f"{name:8} {ours:10.1f} {wall:8.1f} {theirs if qqwing else '-':>13} {qq or float('nan'):12.1f}"
+        if qq:
+            share = sum(g.level == level for g in grade_many("".join(made))) / len(made)
+            graded = f"{ours / (qq * share):6.1f}x" if share else "inf"
+            line += f" {ours / qq:6.1f}x {qq * share:18.2f} {share:7.1%} ({len(made):5}) {graded:>7}"
+        print(line, flush=True)
+    if qqwing:
+        print("at our level: qqwing's puzzles that our grader puts at the row's level, per CPU second of qqwing's;"
+              " share: how many of those it made were")
 
 
 if __name__ == "__main__":
