@@ -1665,9 +1665,24 @@ static int als_z_out(const logic_board *b, const als_list *l, const als_t *a, co
     return popcount(out);
 }
 
-/* The board's ALSs: they are large, so they live in the caller's frame once. */
+/* Pairs of ALSs with a restricted common that als_work keeps; a board
+ * with more has its ALS-XY-wing partners found ALS by ALS instead. */
+#define ALS_PAIRS_MAX 4096
+
+/*
+ * The board's ALSs and the pairs of them that share restricted commons,
+ * both techniques' work: they are large, so they live in the caller's frame
+ * once. ALS-XZ looks at every pair in list order and keeps, for each ALS i,
+ * the later ALSs j that are disjoint from it with restricted commons
+ * (up[up_first[i]..up_first[i + 1] - 1]); ALS-XY-wing takes a pivot's
+ * partners from there and from the earlier ALSs that kept it (down).
+ */
 typedef struct {
     als_list list;
+    int pairs;      /* kept in up, or -1 when there were more than ALS_PAIRS_MAX */
+    uint16_t up_first[ALS_MAX + 1], down_first[ALS_MAX + 1];
+    uint16_t up[ALS_PAIRS_MAX], up_common[ALS_PAIRS_MAX];
+    uint16_t down[ALS_PAIRS_MAX], down_common[ALS_PAIRS_MAX];
     int partner[ALS_MAX];
     unsigned common[ALS_MAX];
 } als_work;
@@ -1677,18 +1692,28 @@ typedef struct {
  * without it, and so is B otherwise: a digit z of both is then in A or B, so
  * cells seeing every z of both lose z. Pairs in list order, x up, z up.
  */
-static int find_als_xz(const logic_board *b, logic_step *s)
+static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
 {
-    static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
-    als_work w;
-    als_list *l = &w.list;
-    collect_als(b, l);
-    for (int i = 0; i < l->n; i++)
+    const als_list *l = &w->list;
+    w->pairs = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (w->pairs >= 0)
+            w->up_first[i] = (uint16_t)w->pairs;
         for (int j = i + 1; j < l->n; j++) {
             const als_t *a = &l->als[i], *c = &l->als[j];
-            if ((a->cells & c->cells) || bits9(a->digits & c->digits) < 2)
+            if ((a->cells & c->cells) || !(a->digits & c->digits))
                 continue;
             unsigned rcc = restricted_commons(b, l, a, c);
+            if (rcc && w->pairs >= 0) {
+                if (w->pairs == ALS_PAIRS_MAX) {
+                    w->pairs = -1;
+                } else {
+                    w->up[w->pairs] = (uint16_t)j;
+                    w->up_common[w->pairs++] = (uint16_t)rcc;
+                }
+            }
+            if (bits9(a->digits & c->digits) < 2)
+                continue;
             int x;
             FOR_DIGITS(x, rcc) {
                 int z;
@@ -1704,41 +1729,84 @@ static int find_als_xz(const logic_board *b, logic_step *s)
                 }
             }
         }
+    }
+    if (w->pairs >= 0)
+        w->up_first[l->n] = (uint16_t)w->pairs;
     return 0;
+}
+
+/* The kept pairs the other way round: for each ALS, the earlier ones that
+ * kept it, in list order (they are visited in it). */
+static void als_down(als_work *w, int n)
+{
+    memset(w->down_first, 0, (size_t)(n + 1) * sizeof w->down_first[0]);
+    for (int e = 0; e < w->pairs; e++)
+        w->down_first[w->up[e] + 1]++;
+    for (int k = 0; k < n; k++)
+        w->down_first[k + 1] = (uint16_t)(w->down_first[k + 1] + w->down_first[k]);
+    uint16_t next[ALS_MAX];
+    memcpy(next, w->down_first, (size_t)n * sizeof next[0]);
+    for (int i = 0; i < n; i++)
+        for (int e = w->up_first[i]; e < w->up_first[i + 1]; e++) {
+            int k = w->up[e];
+            w->down[next[k]] = (uint16_t)i;
+            w->down_common[next[k]++] = w->up_common[e];
+        }
+}
+
+/* The ALSs sharing restricted commons with ALS k, in list order, into
+ * w->partner and w->common; returns how many. */
+static int als_partners(const logic_board *b, als_work *w, int k)
+{
+    const als_list *l = &w->list;
+    const als_t *c = &l->als[k];
+    int m = 0;
+    if (w->pairs >= 0) {
+        for (int e = w->down_first[k]; e < w->down_first[k + 1]; e++) {
+            w->partner[m] = w->down[e];
+            w->common[m++] = w->down_common[e];
+        }
+        for (int e = w->up_first[k]; e < w->up_first[k + 1]; e++) {
+            w->partner[m] = w->up[e];
+            w->common[m++] = w->up_common[e];
+        }
+        return m;
+    }
+    for (int i = 0; i < l->n; i++) {
+        if (i == k || (l->als[i].cells & c->cells) || !(l->als[i].digits & c->digits))
+            continue;
+        unsigned rcc = restricted_commons(b, l, &l->als[i], c);
+        if (rcc) {
+            w->partner[m] = i;
+            w->common[m++] = rcc;
+        }
+    }
+    return m;
 }
 
 /*
  * ALS-XY-wing: a pivot ALS C with a restricted common x with ALS A and y with
  * ALS B (x != y): C holds x or y, so A or B is locked and holds z, a digit of
  * both other than x and y: cells seeing every z of A and B lose z. Pivots in
- * list order, then A, B in list order.
+ * list order, then A, B in list order. Needs the pairs find_als_xz kept.
  */
-static int find_als_xy_wing(const logic_board *b, logic_step *s)
+static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
 {
-    als_work w;
-    als_list *l = &w.list;
-    collect_als(b, l);
+    const als_list *l = &w->list;
+    if (w->pairs >= 0)
+        als_down(w, l->n);
     for (int k = 0; k < l->n; k++) {
         const als_t *c = &l->als[k];
-        int m = 0;
-        for (int i = 0; i < l->n; i++) {
-            if (i == k || (l->als[i].cells & c->cells) || !(l->als[i].digits & c->digits))
-                continue;
-            unsigned rcc = restricted_commons(b, l, &l->als[i], c);
-            if (rcc) {
-                w.partner[m] = i;
-                w.common[m++] = rcc;
-            }
-        }
+        int m = als_partners(b, w, k);
         for (int i = 0; i < m; i++)
             for (int j = i + 1; j < m; j++) {
-                const als_t *a = &l->als[w.partner[i]], *bb = &l->als[w.partner[j]];
-                if ((a->cells & bb->cells) || (w.common[i] == w.common[j] && bits9(w.common[i]) == 1) ||
+                const als_t *a = &l->als[w->partner[i]], *bb = &l->als[w->partner[j]];
+                if ((a->cells & bb->cells) || (w->common[i] == w->common[j] && bits9(w->common[i]) == 1) ||
                     bits9(a->digits & bb->digits) < 1)
                     continue;
                 int x, y;
-                FOR_DIGITS(x, w.common[i]) {
-                    FOR_DIGITS(y, w.common[j] & ~(1u << (x - 1))) {
+                FOR_DIGITS(x, w->common[i]) {
+                    FOR_DIGITS(y, w->common[j] & ~(1u << (x - 1))) {
                         unsigned zs = a->digits & bb->digits & ~((1u << (x - 1)) | (1u << (y - 1)));
                         int z;
                         FOR_DIGITS(z, zs) {
@@ -1757,6 +1825,15 @@ static int find_als_xy_wing(const logic_board *b, logic_step *s)
             }
     }
     return 0;
+}
+
+/* ALS-XZ, then ALS-XY-wing, on one list of the board's ALSs. */
+static int find_als(const logic_board *b, logic_step *s)
+{
+    static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
+    als_work w;
+    collect_als(b, &w.list);
+    return find_als_xz(b, &w, s) || find_als_xy_wing(b, &w, s);
 }
 
 /* ---- Forcing chains ---- */
@@ -2408,8 +2485,7 @@ static const rung LADDER[] = {
     {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0},
     {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0},
     {find_aic, LOGIC_AIC, 0, NULL, NULL, 0},
-    {find_als_xz, LOGIC_ALS_XZ, 0, NULL, NULL, 0},
-    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL, NULL, 0},
+    {find_als, LOGIC_ALS_XZ, 0, NULL, NULL, 0}, /* and ALS-XY-wing, on the same ALSs */
     {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0},
     {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0},
     {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0},
