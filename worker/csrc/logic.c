@@ -740,11 +740,11 @@ static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
     return 0;
 }
 
-static int find_finned_fish(const logic_board *b, int n, logic_technique finned,
-                            logic_technique sashimi, unsigned digits, logic_step *s)
+/* `finned`: LOGIC_FINNED_*; its sashimi form is the technique after it. */
+static int find_finned_fish(const logic_board *b, int n, logic_technique finned, unsigned digits, logic_step *s)
 {
     unsigned mask[9];
-    finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, sashimi, s};
+    finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, finned + 1, s};
     FOR_DIGITS(q.d, digits) {
         for (q.cols = 0; q.cols < 2; q.cols++) {
             line_masks(b, q.d, q.cols, mask);
@@ -2390,63 +2390,16 @@ static int find_trial(const logic_board *b, logic_step *s)
 typedef int (*finder)(const logic_board *b, logic_step *s);
 typedef int (*finder_u)(const logic_board *b, int unique, logic_step *s);
 typedef int (*finder_d)(const logic_board *b, unsigned digits, logic_step *s);
-
-static int find_naked_pair(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, units, s);
-}
-static int find_naked_triple(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, units, s);
-}
-static int find_naked_quad(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_naked_subset(b, 4, LOGIC_NAKED_QUAD, units, s);
-}
-static int find_hidden_pair(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, units, s);
-}
-static int find_hidden_triple(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, units, s);
-}
-static int find_hidden_quad(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, units, s);
-}
-static int find_x_wing(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_basic_fish(b, 2, LOGIC_X_WING, digits, s);
-}
-static int find_swordfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_basic_fish(b, 3, LOGIC_SWORDFISH, digits, s);
-}
-static int find_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_basic_fish(b, 4, LOGIC_JELLYFISH, digits, s);
-}
-static int find_finned_x_wing(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_finned_fish(b, 2, LOGIC_FINNED_X_WING, LOGIC_SASHIMI_X_WING, digits, s);
-}
-static int find_finned_swordfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_finned_fish(b, 3, LOGIC_FINNED_SWORDFISH, LOGIC_SASHIMI_SWORDFISH, digits, s);
-}
-static int find_finned_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_finned_fish(b, 4, LOGIC_FINNED_JELLYFISH, LOGIC_SASHIMI_JELLYFISH, digits, s);
-}
+typedef int (*finder_n)(const logic_board *b, int n, logic_technique t, unsigned look, logic_step *s);
 
 /* A rung has one finder: `find`; `find_u`, told whether the puzzle is
  * unique; or `find_d`, local: told which digits (bit d - 1) to look at, it
  * tries them up and its step for a digit d depends on where[d - 1] alone
  * (single digit patterns); or, `by_unit`, told which units (bit u) to look
  * at, it tries them box, row, column (BOX_ROW_COL) and its step in a unit
- * depends on the candidates of the unit's cells alone (subsets). None:
- * trial. */
+ * depends on the candidates of the unit's cells alone (subsets). `find_n`
+ * is a local finder of patterns of `size` (subsets, fish), told the size
+ * and technique too. None: trial. */
 typedef struct {
     finder find;
     logic_technique technique; /* the technique it finds (the easiest, when several) */
@@ -2454,41 +2407,43 @@ typedef struct {
     finder_u find_u;
     finder_d find_d;
     int by_unit;
+    finder_n find_n;
+    int size;
 } rung;
 
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0},
-    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0},
-    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0},
-    {NULL, LOGIC_NAKED_PAIR, 0, NULL, find_naked_pair, 1},
-    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, find_hidden_pair, 1},
-    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, find_naked_triple, 1},
-    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, find_hidden_triple, 1},
-    {NULL, LOGIC_X_WING, 0, NULL, find_x_wing, 0},
-    {NULL, LOGIC_NAKED_QUAD, 0, NULL, find_naked_quad, 1},
-    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, find_hidden_quad, 1},
-    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0},
-    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0},
-    {NULL, LOGIC_SWORDFISH, 0, NULL, find_swordfish, 0},
-    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0},
-    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0},
-    {NULL, LOGIC_FINNED_X_WING, 0, NULL, find_finned_x_wing, 0},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0},
-    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0},
-    {NULL, LOGIC_JELLYFISH, 0, NULL, find_jellyfish, 0},
-    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, find_finned_swordfish, 0},
-    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, find_finned_jellyfish, 0},
-    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0},
-    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0},
-    {find_als, LOGIC_ALS_XZ, 0, NULL, NULL, 0}, /* and ALS-XY-wing, on the same ALSs */
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0},
-    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0},
-    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0, NULL, 0},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0, NULL, 0},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0, NULL, 0},
+    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0, NULL, 0},
+    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_NAKED_PAIR, 0, NULL, NULL, 1, find_naked_subset, 2},
+    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, NULL, 1, find_hidden_subset, 2},
+    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, NULL, 1, find_naked_subset, 3},
+    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, NULL, 1, find_hidden_subset, 3},
+    {NULL, LOGIC_X_WING, 0, NULL, NULL, 0, find_basic_fish, 2},
+    {NULL, LOGIC_NAKED_QUAD, 0, NULL, NULL, 1, find_naked_subset, 4},
+    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, NULL, 1, find_hidden_subset, 4},
+    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0, NULL, 0},
+    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0, NULL, 0},
+    {NULL, LOGIC_SWORDFISH, 0, NULL, NULL, 0, find_basic_fish, 3},
+    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0, NULL, 0},
+    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_FINNED_X_WING, 0, NULL, NULL, 0, find_finned_fish, 2},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0, NULL, 0},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0, NULL, 0},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_JELLYFISH, 0, NULL, NULL, 0, find_basic_fish, 4},
+    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, NULL, 0, find_finned_fish, 3},
+    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, NULL, 0, find_finned_fish, 4},
+    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0, NULL, 0},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0, NULL, 0},
+    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0, NULL, 0},
+    {find_als, LOGIC_ALS_XZ, 0, NULL, NULL, 0, NULL, 0}, /* and ALS-XY-wing, on the same ALSs */
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0, NULL, 0},
+    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0, NULL, 0},
 };
 
 #define RUNGS (sizeof LADDER / sizeof LADDER[0])
@@ -2524,7 +2479,8 @@ static int find_local(const logic_board *b, size_t i, ladder_memo *memo, logic_s
                     look |= 1u << u;
         }
     }
-    if (look && LADDER[i].find_d(b, look, out)) {
+    const rung *r = &LADDER[i];
+    if (look && (r->find_d ? r->find_d(b, look, out) : r->find_n(b, r->size, r->technique, look, out))) {
         if (memo)
             memo->known[i] = 0;
         return 1;
@@ -2546,7 +2502,7 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
-        if (r->find_d ? find_local(b, i, memo, out)
+        if (r->find_d || r->find_n ? find_local(b, i, memo, out)
             : r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
             return 1;
     }
