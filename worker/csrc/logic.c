@@ -1917,7 +1917,36 @@ static void net_place(net_t *n, int c, int d, int unit)
         net_remove(n, p, d, i);
 }
 
-/* Places singles until none is left or a rule breaks. */
+#define ROW_CELLS(r) {9 * (r), 9 * (r) + 1, 9 * (r) + 2, 9 * (r) + 3, 9 * (r) + 4, 9 * (r) + 5, \
+                      9 * (r) + 6, 9 * (r) + 7, 9 * (r) + 8}
+#define COL_CELLS(c) {(c), (c) + 9, (c) + 18, (c) + 27, (c) + 36, (c) + 45, (c) + 54, (c) + 63, (c) + 72}
+#define BOX_FIRST(b) (((b) / 3) * 27 + ((b) % 3) * 3)
+#define BOX_CELLS(b) {BOX_FIRST(b), BOX_FIRST(b) + 1, BOX_FIRST(b) + 2, BOX_FIRST(b) + 9, BOX_FIRST(b) + 10, \
+                      BOX_FIRST(b) + 11, BOX_FIRST(b) + 18, BOX_FIRST(b) + 19, BOX_FIRST(b) + 20}
+/* unit_cell(u, i) as a table. */
+static const uint8_t UNIT_CELLS[27][9] = {
+    ROW_CELLS(0), ROW_CELLS(1), ROW_CELLS(2), ROW_CELLS(3), ROW_CELLS(4), ROW_CELLS(5), ROW_CELLS(6),
+    ROW_CELLS(7), ROW_CELLS(8), COL_CELLS(0), COL_CELLS(1), COL_CELLS(2), COL_CELLS(3), COL_CELLS(4),
+    COL_CELLS(5), COL_CELLS(6), COL_CELLS(7), COL_CELLS(8), BOX_CELLS(0), BOX_CELLS(1), BOX_CELLS(2),
+    BOX_CELLS(3), BOX_CELLS(4), BOX_CELLS(5), BOX_CELLS(6), BOX_CELLS(7), BOX_CELLS(8),
+};
+
+/* The digits of unit u, from `from` up, not placed there that have one
+ * place left or none: a hidden single or a broken rule. */
+static unsigned net_unit_singles(const net_t *n, int u, int from)
+{
+    unsigned once = 0, twice = 0;
+    for (int i = 0; i < 9; i++) {
+        unsigned m = n->cand[UNIT_CELLS[u][i]];
+        twice |= once & m;
+        once |= m;
+    }
+    return ~twice & ~n->held[u] & (ALL_DIGITS << (from - 1)) & ALL_DIGITS;
+}
+
+/* Places singles until none is left or a rule breaks: rounds of naked
+ * singles in cell order, then hidden singles by unit and digit, each looked
+ * at in the state of its turn. */
 static void net_run(net_t *n)
 {
     while (!n->broken && n->n < NET_MAX) {
@@ -1926,17 +1955,17 @@ static void net_run(net_t *n)
             if (n->cand[c] && bits9(n->cand[c]) == 1)
                 net_place(n, c, low_digit(n->cand[c]), 27);
         for (int u = 0; u < 27 && !n->broken; u++) {
-            for (int d = 1; d <= 9 && !n->broken; d++) {
-                if (n->held[u] & (1u << (d - 1)))
-                    continue;
+            for (unsigned todo = net_unit_singles(n, u, 1); todo && !n->broken;) {
+                int d = low_digit(todo);
                 cells_t x = n->where[d - 1] & UNIT[u];
                 if (!x) {
                     n->broken = BROKE_UNIT;
                     n->broken_unit = u;
                     n->broken_digit = d;
-                } else if (!(x & (x - 1))) {
+                } else {
                     net_place(n, first_cell(x), d, u);
                 }
+                todo = d < 9 ? net_unit_singles(n, u, d + 1) : 0;
             }
         }
         if (n->n == before)
@@ -2046,9 +2075,11 @@ static void need_to_chain(const need_t *x, logic_step *s, int branch, int premis
         s->chain[i].branch = (uint8_t)branch;
 }
 
-static void net_assume(net_t *n, const logic_board *b, int c, int d, int on)
+/* The net of one premise, from `base`: net_init of the board, done once
+ * for all the premises of a search. */
+static void net_assume(net_t *n, const net_t *base, int c, int d, int on)
 {
-    net_init(n, b);
+    *n = *base;
     if (on) {
         net_place(n, c, d, PREMISE_UNIT);
     } else {
@@ -2064,15 +2095,16 @@ static void net_assume(net_t *n, const logic_board *b, int c, int d, int on)
  */
 static int find_forcing_contradiction(const logic_board *b, int on, logic_step *s)
 {
-    net_t n;
+    net_t base, n;
     need_t x;
     int best = NET_MAX + 1, best_cell = -1, best_digit = 0;
+    net_init(&base, b);
     for (int c = 0; c < 81; c++) {
         int d;
         if (!on && bits9(b->cand[c]) < 3)
             continue; /* a cell of two: the other candidate's contradiction */
         FOR_DIGITS(d, b->cand[c]) {
-            net_assume(&n, b, c, d, on);
+            net_assume(&n, &base, c, d, on);
             if (!n.broken)
                 continue;
             need_start(&x, &n, b);
@@ -2087,7 +2119,7 @@ static int find_forcing_contradiction(const logic_board *b, int on, logic_step *
     }
     if (best_cell < 0)
         return 0;
-    net_assume(&n, b, best_cell, best_digit, on);
+    net_assume(&n, &base, best_cell, best_digit, on);
     need_start(&x, &n, b);
     need_contradiction(&x);
     step_start(s, x.branching ? LOGIC_FORCING_NET : LOGIC_FORCING_CHAIN);
@@ -2145,11 +2177,12 @@ static uint16_t net_gone(const net_t *n, const logic_board *b, int c)
 static int try_forcing_premises(const logic_board *b, int variant, int k, const int *cells, const int *digits,
                                 const int *on, logic_step *s)
 {
-    net_t n[9];
+    net_t base, n[9];
     uint8_t agree[81];   /* digit every branch placed there, 0 if none */
     uint16_t gone[81];   /* candidates every branch removed */
+    net_init(&base, b);
     for (int i = 0; i < k; i++) {
-        net_assume(&n[i], b, cells[i], digits[i], on[i]);
+        net_assume(&n[i], &base, cells[i], digits[i], on[i]);
         if (n[i].broken)
             return 0;
     }
