@@ -1375,9 +1375,10 @@ static void loop_link_eliminations(const logic_board *b, int n1, int n2, logic_s
 typedef struct {
     int16_t parent[STATES];
     uint8_t depth[STATES];
-    uint16_t stamp[STATES];
     int16_t queue[STATES];
     int8_t partner[729][3]; /* a node's conjugate in its row, column, box, or -1 */
+    cells_t seen[2][9];     /* [on][d - 1]: the states a search has reached */
+    int head, tail;
 } chain_work;
 
 /* The conjugates of every candidate, looked up once per search rather than
@@ -1396,34 +1397,6 @@ static void find_partners(const logic_board *b, chain_work *w)
         }
 }
 
-/* Writes the states a state's links lead to; returns how many. */
-static int chain_links(const logic_board *b, const chain_rules *r, const chain_work *w, int state, int16_t *out)
-{
-    int node = state >> 1, on = state & 1, c = node / 9, d = node % 9 + 1, n = 0;
-    if (!on) {
-        if ((r->strong & VIA_CELL) && bits9(b->cand[c]) == 2)
-            out[n++] = (int16_t)(NODE_OF(c, low_digit(b->cand[c] & ~(1u << (d - 1)))) * 2 + 1);
-        if (r->strong & VIA_UNIT)
-            for (int k = 0; k < 3; k++) {
-                int o = w->partner[node][k];
-                if (o >= 0)
-                    out[n++] = (int16_t)(NODE_OF(o, d) * 2 + 1);
-            }
-        return n;
-    }
-    if (r->weak & VIA_CELL) {
-        int e;
-        FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
-            out[n++] = (int16_t)(NODE_OF(c, e) * 2);
-    }
-    if (r->weak & VIA_UNIT) {
-        int o;
-        FOR_CELLS(o, b->where[d - 1] & PEERS[c])
-            out[n++] = (int16_t)(NODE_OF(o, d) * 2);
-    }
-    return n;
-}
-
 static int productive(const logic_board *b, const chain_rules *r, int start, int state, int nodes)
 {
     int node = state >> 1;
@@ -1436,46 +1409,87 @@ static int productive(const logic_board *b, const chain_rules *r, int start, int
     return end_eliminations(b, start, node, NULL) > 0;
 }
 
+/* Reaches state (c, d, on) from state `from` at `nodes` nodes, unless it
+ * was reached before; returns 1 when it is new. The test reads the cell's
+ * 64-bit half: a 128-bit shift by a variable count costs more. */
+static int chain_reach(chain_work *w, int c, int d, int on, int from, int nodes)
+{
+    cells_t *seen = &w->seen[on][d - 1];
+    uint64_t word = c < 64 ? (uint64_t)*seen : (uint64_t)(*seen >> 64);
+    if ((word >> (c & 63)) & 1)
+        return 0;
+    *seen |= BIT(c);
+    int ns = NODE_OF(c, d) * 2 + on;
+    w->depth[ns] = (uint8_t)nodes;
+    w->parent[ns] = (int16_t)from;
+    w->queue[w->tail++] = (int16_t)ns;
+    return 1;
+}
+
+/*
+ * Breadth first from `start` for a productive chain of at most `limit`
+ * nodes; returns its last state (the path is in w->parent), or -1. A
+ * state's links are followed in a fixed order: from a false node the strong
+ * links, its cell's other candidate then its conjugates in its row, column
+ * and box; from a true node the weak links, its cell's other candidates
+ * (digits up) then its digit's cells that see it (cells up).
+ */
+static int chain_bfs(const logic_board *b, const chain_rules *r, chain_work *w, int start, int limit)
+{
+    memset(w->seen, 0, sizeof w->seen);
+    int s0 = start * 2;
+    w->seen[0][start % 9] = BIT(start / 9);
+    w->depth[s0] = 1;
+    w->parent[s0] = -1;
+    w->head = 0;
+    w->tail = 0;
+    w->queue[w->tail++] = (int16_t)s0;
+    while (w->head < w->tail) {
+        int st = w->queue[w->head++];
+        int nodes = w->depth[st] + 1;
+        if (nodes > limit)
+            return -1;
+        int node = st >> 1, c = node / 9, d = node % 9 + 1;
+        if (!(st & 1)) {
+            if ((r->strong & VIA_CELL) && bits9(b->cand[c]) == 2) {
+                int e = low_digit(b->cand[c] & ~(1u << (d - 1)));
+                if (chain_reach(w, c, e, 1, st, nodes) && productive(b, r, start, NODE_OF(c, e) * 2 + 1, nodes))
+                    return NODE_OF(c, e) * 2 + 1;
+            }
+            if (r->strong & VIA_UNIT)
+                for (int k = 0; k < 3; k++) {
+                    int o = w->partner[node][k];
+                    if (o >= 0 && chain_reach(w, o, d, 1, st, nodes) &&
+                        productive(b, r, start, NODE_OF(o, d) * 2 + 1, nodes))
+                        return NODE_OF(o, d) * 2 + 1;
+                }
+            continue;
+        }
+        if (r->weak & VIA_CELL) {
+            int e;
+            FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
+                chain_reach(w, c, e, 0, st, nodes);
+        }
+        if (r->weak & VIA_UNIT) {
+            cells_t x = b->where[d - 1] & PEERS[c] & ~w->seen[0][d - 1];
+            int o;
+            FOR_CELLS(o, x)
+                chain_reach(w, o, d, 0, st, nodes);
+        }
+    }
+    return -1;
+}
+
 static void chain_search(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w,
                          chain_found *best)
 {
     best->length = 0;
     int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
-    uint16_t stamp = 0;
-    memset(w->stamp, 0, sizeof w->stamp);
     find_partners(b, w);
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c] & digits) {
-            int start = NODE_OF(c, d), s0 = start * 2;
-            stamp++;
-            int head = 0, tail = 0;
-            w->stamp[s0] = stamp;
-            w->depth[s0] = 1;
-            w->parent[s0] = -1;
-            w->queue[tail++] = (int16_t)s0;
-            int hit = -1;
-            while (head < tail && hit < 0) {
-                int st = w->queue[head++];
-                int nodes = w->depth[st] + 1;
-                if (nodes > limit)
-                    break;
-                int16_t next[32];
-                int k = chain_links(b, r, w, st, next);
-                for (int i = 0; i < k; i++) {
-                    int ns = next[i];
-                    if (w->stamp[ns] == stamp)
-                        continue;
-                    w->stamp[ns] = stamp;
-                    w->depth[ns] = (uint8_t)nodes;
-                    w->parent[ns] = (int16_t)st;
-                    w->queue[tail++] = (int16_t)ns;
-                    if ((ns & 1) && productive(b, r, start, ns, nodes)) {
-                        hit = ns;
-                        break;
-                    }
-                }
-            }
+            int hit = chain_bfs(b, r, w, NODE_OF(c, d), limit);
             if (hit < 0)
                 continue;
             int n = w->depth[hit];
