@@ -1489,6 +1489,10 @@ static void chain_search(const logic_board *b, const chain_rules *r, unsigned di
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c] & digits) {
+            const int8_t *partner = w->partner[NODE_OF(c, d)];
+            if (!((r->strong & VIA_CELL) && bits9(b->cand[c]) == 2) &&
+                !((r->strong & VIA_UNIT) && (partner[0] >= 0 || partner[1] >= 0 || partner[2] >= 0)))
+                continue; /* no strong link to follow from it: no chain */
             int hit = chain_bfs(b, r, w, NODE_OF(c, d), limit);
             if (hit < 0)
                 continue;
