@@ -1717,11 +1717,20 @@ static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
     for (int i = 0; i < l->n; i++) {
         if (w->pairs >= 0)
             w->up_first[i] = (uint16_t)w->pairs;
+        const als_t *a = &l->als[i];
+        cells_t seen_a[9]; /* als_seen of A's digits, looked up once for all its pairs */
+        int x;
+        FOR_DIGITS(x, a->digits)
+            seen_a[x - 1] = als_seen(l, a, x);
         for (int j = i + 1; j < l->n; j++) {
-            const als_t *a = &l->als[i], *c = &l->als[j];
-            if ((a->cells & c->cells) || !(a->digits & c->digits))
+            const als_t *c = &l->als[j];
+            unsigned common = a->digits & c->digits, rcc = 0;
+            if ((a->cells & c->cells) || !common)
                 continue;
-            unsigned rcc = restricted_commons(b, l, a, c);
+            FOR_DIGITS(x, common) { /* restricted_commons(b, l, a, c) */
+                if (!(b->where[x - 1] & c->cells & ~seen_a[x - 1]))
+                    rcc |= 1u << (x - 1);
+            }
             if (rcc && w->pairs >= 0) {
                 if (w->pairs == ALS_PAIRS_MAX) {
                     w->pairs = -1;
@@ -1730,12 +1739,11 @@ static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
                     w->up_common[w->pairs++] = (uint16_t)rcc;
                 }
             }
-            if (bits9(a->digits & c->digits) < 2)
+            if (bits9(common) < 2)
                 continue;
-            int x;
             FOR_DIGITS(x, rcc) {
                 int z;
-                FOR_DIGITS(z, (a->digits & c->digits) & ~(1u << (x - 1))) {
+                FOR_DIGITS(z, common & ~(1u << (x - 1))) {
                     if (!als_z_out(b, l, a, c, z, NULL))
                         continue;
                     step_start(s, LOGIC_ALS_XZ);
