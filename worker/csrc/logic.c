@@ -11,6 +11,7 @@
 #include "fastpath.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ---- Sets of cells ---- */
@@ -1878,18 +1879,23 @@ static int find_als(const logic_board *b, logic_step *s)
 #define NET_MAX 81 /* placements one premise can force at most */
 
 typedef struct {
+    cells_t where[9];
     uint8_t cells[81];
     uint16_t cand[81];
-    cells_t where[9];
     uint16_t held[27];          /* digits placed in each unit */
-    int16_t cause[729];         /* the placement that removed a candidate:
-                                   its index, -1 for the premise, -2 never */
-    uint8_t cell[NET_MAX], digit[NET_MAX], unit[NET_MAX]; /* placements in
-                                   order; unit 27 for a naked single */
     int n;
     int broken;                 /* 0, or 1 + the contradiction's kind below */
     int broken_cell, broken_unit, broken_digit;
+    /* From here on, what a premise writes before it is read: a copy of a
+     * net leaves it out (NET_COPIED). */
+    int16_t cause[729];         /* the placement that removed a candidate:
+                                   its index, or -1 for the premise; read
+                                   only for candidates the net removed */
+    uint8_t cell[NET_MAX], digit[NET_MAX], unit[NET_MAX]; /* placements in
+                                   order; unit 27 for a naked single */
 } net_t;
+
+#define NET_COPIED offsetof(net_t, cause)
 
 enum { BROKE_CELL = 1, BROKE_UNIT = 2 };
 
@@ -1903,8 +1909,6 @@ static void net_init(net_t *n, const logic_board *b)
         if (b->cells[c])
             for (int k = 0; k < 3; k++)
                 n->held[unit_of(c, k)] |= (uint16_t)(1u << (b->cells[c] - 1));
-    for (int i = 0; i < 729; i++)
-        n->cause[i] = -2;
     n->n = 0;
     n->broken = 0;
 }
@@ -2105,7 +2109,7 @@ static void need_to_chain(const need_t *x, logic_step *s, int branch, int premis
  * for all the premises of a search. */
 static void net_assume(net_t *n, const net_t *base, int c, int d, int on)
 {
-    *n = *base;
+    memcpy(n, base, NET_COPIED);
     if (on) {
         net_place(n, c, d, PREMISE_UNIT);
     } else {
