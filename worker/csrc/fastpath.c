@@ -568,14 +568,15 @@ static void run_search(search_t *s, const grid_t *start)
 
 /*
  * Sets up the state from the givens. Returns 0 on a byte > 9 or a clash.
- * The givens of a digit in a band are placed at once (at most 27 placements
- * instead of one per given): placing only clears candidates, so the state is
- * the one of placing them one by one, and a clash, two of a digit in a unit,
- * shows as a unit holding two of them or a cell an earlier band closed.
+ * The state is the one place_cells leaves after placing every given (it
+ * only clears candidates, so the order does not matter): a digit's word in
+ * a band keeps its own givens and loses the band's other givens, the rows
+ * and boxes of its givens there and the columns of its givens anywhere. A
+ * clash is two of a digit in one row, box or column.
  */
 static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
 {
-    uint32_t at[9][3] = {{0}};
+    uint32_t at[9][3] = {{0}}, given[3] = {0, 0, 0};
     unsigned digits_seen = 0;
     for (int cell = 0; cell < 81; cell++) {
         int value = cells[cell];
@@ -584,25 +585,31 @@ static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
         if (value > 9)
             return 0;
         at[value - 1][cell / 27] |= 1u << (cell % 27);
+        given[cell / 27] |= 1u << (cell % 27);
         digits_seen |= 1u << value;
     }
-    for (int i = 0; i < 27; i++)
-        g->cand[i] = ALL_CELLS;
-    for (int b = 0; b < 3; b++)
-        g->unsolved[b] = ALL_CELLS;
-    g->band_dirty = ALL_CELLS;
-    g->stack_dirty = 0x1FFu;
-    for (int d = 0; d < 9; d++)
+    for (int d = 0; d < 9; d++) {
+        uint32_t cols = 0;
+        int n = 0;
         for (int b = 0; b < 3; b++) {
             uint32_t set = at[d][b];
-            if (!set)
-                continue;
-            int n = __builtin_popcount(set);
-            if ((set & ~g->cand[9 * b + d]) || __builtin_popcount(columns_of(set)) != n ||
-                __builtin_popcount(rows_of(set)) != 9 * n || __builtin_popcount(boxes_of(set)) != 9 * n)
+            int k = __builtin_popcount(set);
+            if (__builtin_popcount(rows_of(set)) != 9 * k || __builtin_popcount(boxes_of(set)) != 9 * k)
                 return 0;
-            place_cells(g, d, b, set);
+            cols |= columns_of(set);
+            n += k;
         }
+        if (__builtin_popcount(cols) != n)
+            return 0;
+        for (int b = 0; b < 3; b++) {
+            uint32_t set = at[d][b];
+            g->cand[9 * b + d] = (ALL_CELLS & ~given[b] & ~rows_of(set) & ~boxes_of(set) & ~(cols * BAND_COL)) | set;
+        }
+    }
+    for (int b = 0; b < 3; b++)
+        g->unsolved[b] = ALL_CELLS & ~given[b];
+    g->band_dirty = ALL_CELLS;
+    g->stack_dirty = 0x1FFu;
     *distinct_digits = __builtin_popcount(digits_seen);
     return 1;
 }
