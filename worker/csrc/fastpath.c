@@ -576,19 +576,23 @@ static void run_search(search_t *s, const grid_t *start)
  */
 static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
 {
-    uint32_t at[9][3] = {{0}}, given[3] = {0, 0, 0};
-    unsigned digits_seen = 0;
-    for (int cell = 0; cell < 81; cell++) {
-        int value = cells[cell];
-        if (value == 0)
-            continue;
-        if (value > 9)
-            return 0;
-        at[value - 1][cell / 27] |= 1u << (cell % 27);
-        given[cell / 27] |= 1u << (cell % 27);
-        digits_seen |= 1u << value;
-    }
+    uint32_t at_value[10][3] = {{0}}, given[3];
+    unsigned bad = 0;
+    /* Branch-free: blanks (and bytes > 9, then refused) go to value 0. */
+    for (int b = 0; b < 3; b++)
+        for (int i = 0; i < 27; i++) {
+            unsigned value = cells[27 * b + i];
+            bad |= value > 9;
+            at_value[value > 9 ? 0 : value][b] |= 1u << i;
+        }
+    if (bad)
+        return 0;
+    uint32_t (*at)[3] = at_value + 1; /* at[d][b]: digit d + 1's givens in band b */
+    int distinct = 0;
+    for (int b = 0; b < 3; b++)
+        given[b] = ALL_CELLS & ~at_value[0][b];
     for (int d = 0; d < 9; d++) {
+        distinct += (at[d][0] | at[d][1] | at[d][2]) != 0;
         uint32_t cols = 0;
         int n = 0;
         for (int b = 0; b < 3; b++) {
@@ -610,7 +614,7 @@ static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
         g->unsolved[b] = ALL_CELLS & ~given[b];
     g->band_dirty = ALL_CELLS;
     g->stack_dirty = 0x1FFu;
-    *distinct_digits = __builtin_popcount(digits_seen);
+    *distinct_digits = distinct;
     return 1;
 }
 
