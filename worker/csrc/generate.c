@@ -71,17 +71,21 @@ static int fill(fill_t *f)
 {
     int best = -1, fewest = 10;
     unsigned best_mask = 0;
-    for (int c = 0; c < 81; c++) {
-        if (f->g[c])
-            continue;
-        unsigned m = 0x1FF & ~(f->row[c / 9] | f->col[c % 9] | f->box[box_of(c)]);
-        int k = __builtin_popcount(m);
-        if (k < fewest) {
-            fewest = k;
-            best = c;
-            best_mask = m;
-            if (k == 0)
-                return 0;
+    for (int r = 0, c = 0; r < 9; r++) {
+        unsigned in_row = f->row[r];
+        const uint16_t *boxes = &f->box[(r / 3) * 3];
+        for (int col = 0; col < 9; col++, c++) {
+            if (f->g[c])
+                continue;
+            unsigned m = 0x1FF & ~(in_row | f->col[col] | boxes[col / 3]);
+            int k = __builtin_popcount(m);
+            if (k < fewest) {
+                fewest = k;
+                best = c;
+                best_mask = m;
+                if (k == 0)
+                    return 0;
+            }
         }
     }
     if (best < 0)
