@@ -1379,15 +1379,19 @@ typedef struct {
     int16_t queue[STATES];
     int8_t partner[729][3]; /* a node's conjugate in its row, column, box, or -1 */
     cells_t seen[2][9];     /* [on][d - 1]: the states a search has reached */
+    cells_t live[9];        /* [d - 1]: the false nodes with a strong link */
     int head, tail;
 } chain_work;
 
 /* The conjugates of every candidate, looked up once per search rather than
- * once per link followed. */
-static void find_partners(const logic_board *b, chain_work *w)
+ * once per link followed, and the nodes a false one of which has a strong
+ * link to follow under the rules (the others end a chain that is no use). */
+static void find_partners(const logic_board *b, const chain_rules *r, chain_work *w)
 {
     memset(w->partner, -1, sizeof w->partner);
-    for (int d = 1; d <= 9; d++)
+    cells_t bivalue = (r->strong & VIA_CELL) ? bivalue_cells(b) : 0;
+    for (int d = 1; d <= 9; d++) {
+        w->live[d - 1] = bivalue & b->where[d - 1];
         for (int u = 0; u < 27; u++) {
             cells_t x = b->where[d - 1] & UNIT[u];
             if (popcount(x) != 2)
@@ -1395,7 +1399,18 @@ static void find_partners(const logic_board *b, chain_work *w)
             int a = first_cell(x), z = first_cell(x & (x - 1)), kind = u / 9;
             w->partner[NODE_OF(a, d)][kind] = (int8_t)z;
             w->partner[NODE_OF(z, d)][kind] = (int8_t)a;
+            if (r->strong & VIA_UNIT)
+                w->live[d - 1] |= x;
         }
+    }
+}
+
+/* Whether cell c is in set x (tested in its 64-bit half: a 128-bit shift
+ * by a variable count costs more). */
+static inline int has_cell(cells_t x, int c)
+{
+    uint64_t word = c < 64 ? (uint64_t)x : (uint64_t)(x >> 64);
+    return (word >> (c & 63)) & 1;
 }
 
 static int productive(const logic_board *b, const chain_rules *r, int start, int state, int nodes)
@@ -1411,13 +1426,11 @@ static int productive(const logic_board *b, const chain_rules *r, int start, int
 }
 
 /* Reaches state (c, d, on) from state `from` at `nodes` nodes, unless it
- * was reached before; returns 1 when it is new. The test reads the cell's
- * 64-bit half: a 128-bit shift by a variable count costs more. */
+ * was reached before; returns 1 when it is new. */
 static int chain_reach(chain_work *w, int c, int d, int on, int from, int nodes)
 {
     cells_t *seen = &w->seen[on][d - 1];
-    uint64_t word = c < 64 ? (uint64_t)*seen : (uint64_t)(*seen >> 64);
-    if ((word >> (c & 63)) & 1)
+    if (has_cell(*seen, c))
         return 0;
     *seen |= BIT(c);
     int ns = NODE_OF(c, d) * 2 + on;
@@ -1433,7 +1446,11 @@ static int chain_reach(chain_work *w, int c, int d, int on, int from, int nodes)
  * state's links are followed in a fixed order: from a false node the strong
  * links, its cell's other candidate then its conjugates in its row, column
  * and box; from a true node the weak links, its cell's other candidates
- * (digits up) then its digit's cells that see it (cells up).
+ * (digits up) then its digit's cells that see it (cells up). A weak link to
+ * a false node with no strong link is not followed: nothing comes after it
+ * and only true nodes end a chain, so the other states, their order and
+ * their paths are the same (and no state of more nodes than one of these
+ * is taken from the queue before it).
  */
 static int chain_bfs(const logic_board *b, const chain_rules *r, chain_work *w, int start, int limit)
 {
@@ -1469,10 +1486,11 @@ static int chain_bfs(const logic_board *b, const chain_rules *r, chain_work *w, 
         if (r->weak & VIA_CELL) {
             int e;
             FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
-                chain_reach(w, c, e, 0, st, nodes);
+                if (has_cell(w->live[e - 1], c))
+                    chain_reach(w, c, e, 0, st, nodes);
         }
         if (r->weak & VIA_UNIT) {
-            cells_t x = b->where[d - 1] & PEERS[c] & ~w->seen[0][d - 1];
+            cells_t x = b->where[d - 1] & PEERS[c] & w->live[d - 1] & ~w->seen[0][d - 1];
             int o;
             FOR_CELLS(o, x)
                 chain_reach(w, o, d, 0, st, nodes);
@@ -1486,13 +1504,11 @@ static void chain_search(const logic_board *b, const chain_rules *r, unsigned di
 {
     best->length = 0;
     int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
-    find_partners(b, w);
+    find_partners(b, r, w);
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c] & digits) {
-            const int8_t *partner = w->partner[NODE_OF(c, d)];
-            if (!((r->strong & VIA_CELL) && bits9(b->cand[c]) == 2) &&
-                !((r->strong & VIA_UNIT) && (partner[0] >= 0 || partner[1] >= 0 || partner[2] >= 0)))
+            if (!has_cell(w->live[d - 1], c))
                 continue; /* no strong link to follow from it: no chain */
             int hit = chain_bfs(b, r, w, NODE_OF(c, d), limit);
             if (hit < 0)
