@@ -566,26 +566,55 @@ static void run_search(search_t *s, const grid_t *start)
 
 /* ---- Entry points ---- */
 
-/* Sets up the state from the givens. Returns 0 on a byte > 9 or a clash. */
+/*
+ * Sets up the state from the givens. Returns 0 on a byte > 9 or a clash.
+ * The state is the one place_cells leaves after placing every given (it
+ * only clears candidates, so the order does not matter): a digit's word in
+ * a band keeps its own givens and loses the band's other givens, the rows
+ * and boxes of its givens there and the columns of its givens anywhere. A
+ * clash is two of a digit in one row, box or column.
+ */
 static int load(grid_t *g, const uint8_t cells[81], int *distinct_digits)
 {
-    unsigned digits_seen = 0;
-    for (int i = 0; i < 27; i++)
-        g->cand[i] = ALL_CELLS;
+    uint32_t at_value[10][3] = {{0}}, given[3];
+    unsigned bad = 0;
+    /* Branch-free: blanks (and bytes > 9, then refused) go to value 0. */
     for (int b = 0; b < 3; b++)
-        g->unsolved[b] = ALL_CELLS;
+        for (int i = 0; i < 27; i++) {
+            unsigned value = cells[27 * b + i];
+            bad |= value > 9;
+            at_value[value > 9 ? 0 : value][b] |= 1u << i;
+        }
+    if (bad)
+        return 0;
+    uint32_t (*at)[3] = at_value + 1; /* at[d][b]: digit d + 1's givens in band b */
+    int distinct = 0;
+    for (int b = 0; b < 3; b++)
+        given[b] = ALL_CELLS & ~at_value[0][b];
+    for (int d = 0; d < 9; d++) {
+        distinct += (at[d][0] | at[d][1] | at[d][2]) != 0;
+        uint32_t cols = 0;
+        int n = 0;
+        for (int b = 0; b < 3; b++) {
+            uint32_t set = at[d][b];
+            int k = __builtin_popcount(set);
+            if (__builtin_popcount(rows_of(set)) != 9 * k || __builtin_popcount(boxes_of(set)) != 9 * k)
+                return 0;
+            cols |= columns_of(set);
+            n += k;
+        }
+        if (__builtin_popcount(cols) != n)
+            return 0;
+        for (int b = 0; b < 3; b++) {
+            uint32_t set = at[d][b];
+            g->cand[9 * b + d] = (ALL_CELLS & ~given[b] & ~rows_of(set) & ~boxes_of(set) & ~(cols * BAND_COL)) | set;
+        }
+    }
+    for (int b = 0; b < 3; b++)
+        g->unsolved[b] = ALL_CELLS & ~given[b];
     g->band_dirty = ALL_CELLS;
     g->stack_dirty = 0x1FFu;
-    for (int cell = 0; cell < 81; cell++) {
-        int value = cells[cell];
-        if (value == 0)
-            continue;
-        if (value > 9 ||
-            !place_one(g, value - 1, cell / 27, 1u << (cell % 27)))
-            return 0;
-        digits_seen |= 1u << value;
-    }
-    *distinct_digits = __builtin_popcount(digits_seen);
+    *distinct_digits = distinct;
     return 1;
 }
 

@@ -71,17 +71,21 @@ static int fill(fill_t *f)
 {
     int best = -1, fewest = 10;
     unsigned best_mask = 0;
-    for (int c = 0; c < 81; c++) {
-        if (f->g[c])
-            continue;
-        unsigned m = 0x1FF & ~(f->row[c / 9] | f->col[c % 9] | f->box[box_of(c)]);
-        int k = __builtin_popcount(m);
-        if (k < fewest) {
-            fewest = k;
-            best = c;
-            best_mask = m;
-            if (k == 0)
-                return 0;
+    for (int r = 0, c = 0; r < 9; r++) {
+        unsigned in_row = f->row[r];
+        const uint16_t *boxes = &f->box[(r / 3) * 3];
+        for (int col = 0; col < 9; col++, c++) {
+            if (f->g[c])
+                continue;
+            unsigned m = 0x1FF & ~(in_row | f->col[col] | boxes[col / 3]);
+            int k = __builtin_popcount(m);
+            if (k < fewest) {
+                fewest = k;
+                best = c;
+                best_mask = m;
+                if (k == 0)
+                    return 0;
+            }
         }
     }
     if (best < 0)
@@ -225,43 +229,61 @@ static int graded_at(const uint8_t puzzle[81], int level, logic_grade *g)
  * grid's, so random order serves it. */
 #define CROWDED_FROM 2
 
-/* Givens per unit (rows 0-8, columns 9-17, boxes 18-26) and per digit. */
+/* How crowded each orbit is: for each of its cells, the givens in its row,
+ * column and box, and of its value (the grid's); kept up to date as givens
+ * go. */
 typedef struct {
-    uint8_t unit[27];
-    uint8_t digit[10];
+    int orbit[81];         /* the score of each orbit */
+    uint8_t of[81];        /* the orbit of each cell */
+    uint8_t digit[10][9];  /* the cells of each value in the grid */
 } crowd_t;
 
-static void crowd_add(crowd_t *k, int c, int value, int delta)
+static void crowd_init(crowd_t *k, const uint8_t puzzle[81], const uint8_t grid[81], uint8_t cells[81][2],
+                       const uint8_t sizes[81], int n)
 {
-    k->unit[c / 9] = (uint8_t)(k->unit[c / 9] + delta);
-    k->unit[9 + c % 9] = (uint8_t)(k->unit[9 + c % 9] + delta);
-    k->unit[18 + box_of(c)] = (uint8_t)(k->unit[18 + box_of(c)] + delta);
-    k->digit[value] = (uint8_t)(k->digit[value] + delta);
+    int unit[27] = {0}, digit[10] = {0}, seen[10] = {0};
+    for (int c = 0; c < 81; c++) {
+        if (puzzle[c]) {
+            unit[c / 9]++;
+            unit[9 + c % 9]++;
+            unit[18 + box_of(c)]++;
+            digit[puzzle[c]]++;
+        }
+        k->digit[grid[c]][seen[grid[c]]++] = (uint8_t)c;
+    }
+    for (int o = 0; o < n; o++) {
+        k->orbit[o] = 0;
+        for (int i = 0; i < sizes[o]; i++) {
+            int c = cells[o][i];
+            k->of[c] = (uint8_t)o;
+            k->orbit[o] += unit[c / 9] + unit[9 + c % 9] + unit[18 + box_of(c)] + digit[grid[c]];
+        }
+    }
 }
 
-static int crowding(const crowd_t *k, const uint8_t puzzle[81], const uint8_t *orbit, int size)
+/* The given at cell g (value v) is gone: one fewer in its units and of v
+ * for every cell there. */
+static void crowd_remove(crowd_t *k, int g, int v)
 {
-    int score = 0;
-    for (int i = 0; i < size; i++) {
-        int c = orbit[i];
-        score += k->unit[c / 9] + k->unit[9 + c % 9] + k->unit[18 + box_of(c)] + k->digit[puzzle[c]];
+    int r = g / 9, col = g % 9, b = box_of(g);
+    for (int i = 0; i < 9; i++) {
+        k->orbit[k->of[r * 9 + i]]--;
+        k->orbit[k->of[i * 9 + col]]--;
+        k->orbit[k->of[((b / 3) * 3 + i / 3) * 9 + (b % 3) * 3 + i % 3]]--;
+        k->orbit[k->of[k->digit[v][i]]]--;
     }
-    return score;
 }
 
 /* Moves the most crowded of order[i..n-1] to order[i], the others keeping
  * their (random) order, so ties go to the earlier one. */
-static void most_crowded_first(const crowd_t *k, const uint8_t puzzle[81], uint8_t cells[81][2],
-                               const uint8_t sizes[81], int *order, int i, int n)
+static void most_crowded_first(const crowd_t *k, int *order, int i, int n)
 {
     int pick = i, best = -1;
-    for (int j = i; j < n; j++) {
-        int score = crowding(k, puzzle, cells[order[j]], sizes[order[j]]);
-        if (score > best) {
-            best = score;
+    for (int j = i; j < n; j++)
+        if (k->orbit[order[j]] > best) {
+            best = k->orbit[order[j]];
             pick = j;
         }
-    }
     int o = order[pick];
     memmove(order + i + 1, order + i, (size_t)(pick - i) * sizeof *order);
     order[i] = o;
@@ -274,26 +296,25 @@ static void dig(uint8_t puzzle[81], const uint8_t grid[81], const uint8_t keep[8
                 uint8_t cells[81][2], const uint8_t sizes[81], int *order, int n)
 {
     crowd_t k;
-    memset(&k, 0, sizeof k);
-    for (int c = 0; c < 81; c++)
-        crowd_add(&k, c, puzzle[c], 1);
+    if (level >= CROWDED_FROM)
+        crowd_init(&k, puzzle, grid, cells, sizes, n);
     for (int i = 0; i < n; i++) {
         if (level >= CROWDED_FROM)
-            most_crowded_first(&k, puzzle, cells, sizes, order, i, n);
+            most_crowded_first(&k, order, i, n);
         const uint8_t *orbit = cells[order[i]];
         int size = sizes[order[i]];
         if (keep[orbit[0]] || keep[orbit[size - 1]])
             continue;
-        for (int j = 0; j < size; j++) {
-            crowd_add(&k, orbit[j], puzzle[orbit[j]], -1);
+        for (int j = 0; j < size; j++)
             puzzle[orbit[j]] = 0;
-        }
-        if (forced(puzzle, grid, orbit, size) || acceptable(puzzle, grid, orbit, size, level))
+        if (forced(puzzle, grid, orbit, size) || acceptable(puzzle, grid, orbit, size, level)) {
+            if (level >= CROWDED_FROM)
+                for (int j = 0; j < size; j++)
+                    crowd_remove(&k, orbit[j], grid[orbit[j]]);
             continue;
-        for (int j = 0; j < size; j++) {
-            puzzle[orbit[j]] = grid[orbit[j]];
-            crowd_add(&k, orbit[j], puzzle[orbit[j]], 1);
         }
+        for (int j = 0; j < size; j++)
+            puzzle[orbit[j]] = grid[orbit[j]];
     }
 }
 

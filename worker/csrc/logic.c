@@ -11,6 +11,7 @@
 #include "fastpath.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ---- Sets of cells ---- */
@@ -740,11 +741,11 @@ static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
     return 0;
 }
 
-static int find_finned_fish(const logic_board *b, int n, logic_technique finned,
-                            logic_technique sashimi, unsigned digits, logic_step *s)
+/* `finned`: LOGIC_FINNED_*; its sashimi form is the technique after it. */
+static int find_finned_fish(const logic_board *b, int n, logic_technique finned, unsigned digits, logic_step *s)
 {
     unsigned mask[9];
-    finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, sashimi, s};
+    finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, finned + 1, s};
     FOR_DIGITS(q.d, digits) {
         for (q.cols = 0; q.cols < 2; q.cols++) {
             line_masks(b, q.d, q.cols, mask);
@@ -1375,17 +1376,22 @@ static void loop_link_eliminations(const logic_board *b, int n1, int n2, logic_s
 typedef struct {
     int16_t parent[STATES];
     uint8_t depth[STATES];
-    uint16_t stamp[STATES];
     int16_t queue[STATES];
     int8_t partner[729][3]; /* a node's conjugate in its row, column, box, or -1 */
+    cells_t seen[2][9];     /* [on][d - 1]: the states a search has reached */
+    cells_t live[9];        /* [d - 1]: the false nodes with a strong link */
+    int head, tail;
 } chain_work;
 
 /* The conjugates of every candidate, looked up once per search rather than
- * once per link followed. */
-static void find_partners(const logic_board *b, chain_work *w)
+ * once per link followed, and the nodes a false one of which has a strong
+ * link to follow under the rules (the others end a chain that is no use). */
+static void find_partners(const logic_board *b, const chain_rules *r, chain_work *w)
 {
     memset(w->partner, -1, sizeof w->partner);
-    for (int d = 1; d <= 9; d++)
+    cells_t bivalue = (r->strong & VIA_CELL) ? bivalue_cells(b) : 0;
+    for (int d = 1; d <= 9; d++) {
+        w->live[d - 1] = bivalue & b->where[d - 1];
         for (int u = 0; u < 27; u++) {
             cells_t x = b->where[d - 1] & UNIT[u];
             if (popcount(x) != 2)
@@ -1393,35 +1399,18 @@ static void find_partners(const logic_board *b, chain_work *w)
             int a = first_cell(x), z = first_cell(x & (x - 1)), kind = u / 9;
             w->partner[NODE_OF(a, d)][kind] = (int8_t)z;
             w->partner[NODE_OF(z, d)][kind] = (int8_t)a;
+            if (r->strong & VIA_UNIT)
+                w->live[d - 1] |= x;
         }
+    }
 }
 
-/* Writes the states a state's links lead to; returns how many. */
-static int chain_links(const logic_board *b, const chain_rules *r, const chain_work *w, int state, int16_t *out)
+/* Whether cell c is in set x (tested in its 64-bit half: a 128-bit shift
+ * by a variable count costs more). */
+static inline int has_cell(cells_t x, int c)
 {
-    int node = state >> 1, on = state & 1, c = node / 9, d = node % 9 + 1, n = 0;
-    if (!on) {
-        if ((r->strong & VIA_CELL) && bits9(b->cand[c]) == 2)
-            out[n++] = (int16_t)(NODE_OF(c, low_digit(b->cand[c] & ~(1u << (d - 1)))) * 2 + 1);
-        if (r->strong & VIA_UNIT)
-            for (int k = 0; k < 3; k++) {
-                int o = w->partner[node][k];
-                if (o >= 0)
-                    out[n++] = (int16_t)(NODE_OF(o, d) * 2 + 1);
-            }
-        return n;
-    }
-    if (r->weak & VIA_CELL) {
-        int e;
-        FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
-            out[n++] = (int16_t)(NODE_OF(c, e) * 2);
-    }
-    if (r->weak & VIA_UNIT) {
-        int o;
-        FOR_CELLS(o, b->where[d - 1] & PEERS[c])
-            out[n++] = (int16_t)(NODE_OF(o, d) * 2);
-    }
-    return n;
+    uint64_t word = c < 64 ? (uint64_t)x : (uint64_t)(x >> 64);
+    return (word >> (c & 63)) & 1;
 }
 
 static int productive(const logic_board *b, const chain_rules *r, int start, int state, int nodes)
@@ -1436,46 +1425,92 @@ static int productive(const logic_board *b, const chain_rules *r, int start, int
     return end_eliminations(b, start, node, NULL) > 0;
 }
 
+/* Reaches state (c, d, on) from state `from` at `nodes` nodes, unless it
+ * was reached before; returns 1 when it is new. */
+static int chain_reach(chain_work *w, int c, int d, int on, int from, int nodes)
+{
+    cells_t *seen = &w->seen[on][d - 1];
+    if (has_cell(*seen, c))
+        return 0;
+    *seen |= BIT(c);
+    int ns = NODE_OF(c, d) * 2 + on;
+    w->depth[ns] = (uint8_t)nodes;
+    w->parent[ns] = (int16_t)from;
+    w->queue[w->tail++] = (int16_t)ns;
+    return 1;
+}
+
+/*
+ * Breadth first from `start` for a productive chain of at most `limit`
+ * nodes; returns its last state (the path is in w->parent), or -1. A
+ * state's links are followed in a fixed order: from a false node the strong
+ * links, its cell's other candidate then its conjugates in its row, column
+ * and box; from a true node the weak links, its cell's other candidates
+ * (digits up) then its digit's cells that see it (cells up). A weak link to
+ * a false node with no strong link is not followed: nothing comes after it
+ * and only true nodes end a chain, so the other states, their order and
+ * their paths are the same (and no state of more nodes than one of these
+ * is taken from the queue before it).
+ */
+static int chain_bfs(const logic_board *b, const chain_rules *r, chain_work *w, int start, int limit)
+{
+    memset(w->seen, 0, sizeof w->seen);
+    int s0 = start * 2;
+    w->seen[0][start % 9] = BIT(start / 9);
+    w->depth[s0] = 1;
+    w->parent[s0] = -1;
+    w->head = 0;
+    w->tail = 0;
+    w->queue[w->tail++] = (int16_t)s0;
+    while (w->head < w->tail) {
+        int st = w->queue[w->head++];
+        int nodes = w->depth[st] + 1;
+        if (nodes > limit)
+            return -1;
+        int node = st >> 1, c = node / 9, d = node % 9 + 1;
+        if (!(st & 1)) {
+            if ((r->strong & VIA_CELL) && bits9(b->cand[c]) == 2) {
+                int e = low_digit(b->cand[c] & ~(1u << (d - 1)));
+                if (chain_reach(w, c, e, 1, st, nodes) && productive(b, r, start, NODE_OF(c, e) * 2 + 1, nodes))
+                    return NODE_OF(c, e) * 2 + 1;
+            }
+            if (r->strong & VIA_UNIT)
+                for (int k = 0; k < 3; k++) {
+                    int o = w->partner[node][k];
+                    if (o >= 0 && chain_reach(w, o, d, 1, st, nodes) &&
+                        productive(b, r, start, NODE_OF(o, d) * 2 + 1, nodes))
+                        return NODE_OF(o, d) * 2 + 1;
+                }
+            continue;
+        }
+        if (r->weak & VIA_CELL) {
+            int e;
+            FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
+                if (has_cell(w->live[e - 1], c))
+                    chain_reach(w, c, e, 0, st, nodes);
+        }
+        if (r->weak & VIA_UNIT) {
+            cells_t x = b->where[d - 1] & PEERS[c] & w->live[d - 1] & ~w->seen[0][d - 1];
+            int o;
+            FOR_CELLS(o, x)
+                chain_reach(w, o, d, 0, st, nodes);
+        }
+    }
+    return -1;
+}
+
 static void chain_search(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w,
                          chain_found *best)
 {
     best->length = 0;
     int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
-    uint16_t stamp = 0;
-    memset(w->stamp, 0, sizeof w->stamp);
-    find_partners(b, w);
+    find_partners(b, r, w);
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c] & digits) {
-            int start = NODE_OF(c, d), s0 = start * 2;
-            stamp++;
-            int head = 0, tail = 0;
-            w->stamp[s0] = stamp;
-            w->depth[s0] = 1;
-            w->parent[s0] = -1;
-            w->queue[tail++] = (int16_t)s0;
-            int hit = -1;
-            while (head < tail && hit < 0) {
-                int st = w->queue[head++];
-                int nodes = w->depth[st] + 1;
-                if (nodes > limit)
-                    break;
-                int16_t next[32];
-                int k = chain_links(b, r, w, st, next);
-                for (int i = 0; i < k; i++) {
-                    int ns = next[i];
-                    if (w->stamp[ns] == stamp)
-                        continue;
-                    w->stamp[ns] = stamp;
-                    w->depth[ns] = (uint8_t)nodes;
-                    w->parent[ns] = (int16_t)st;
-                    w->queue[tail++] = (int16_t)ns;
-                    if ((ns & 1) && productive(b, r, start, ns, nodes)) {
-                        hit = ns;
-                        break;
-                    }
-                }
-            }
+            if (!has_cell(w->live[d - 1], c))
+                continue; /* no strong link to follow from it: no chain */
+            int hit = chain_bfs(b, r, w, NODE_OF(c, d), limit);
             if (hit < 0)
                 continue;
             int n = w->depth[hit];
@@ -1665,9 +1700,24 @@ static int als_z_out(const logic_board *b, const als_list *l, const als_t *a, co
     return popcount(out);
 }
 
-/* The board's ALSs: they are large, so they live in the caller's frame once. */
+/* Pairs of ALSs with a restricted common that als_work keeps; a board
+ * with more has its ALS-XY-wing partners found ALS by ALS instead. */
+#define ALS_PAIRS_MAX 4096
+
+/*
+ * The board's ALSs and the pairs of them that share restricted commons,
+ * both techniques' work: they are large, so they live in the caller's frame
+ * once. ALS-XZ looks at every pair in list order and keeps, for each ALS i,
+ * the later ALSs j that are disjoint from it with restricted commons
+ * (up[up_first[i]..up_first[i + 1] - 1]); ALS-XY-wing takes a pivot's
+ * partners from there and from the earlier ALSs that kept it (down).
+ */
 typedef struct {
     als_list list;
+    int pairs;      /* kept in up, or -1 when there were more than ALS_PAIRS_MAX */
+    uint16_t up_first[ALS_MAX + 1], down_first[ALS_MAX + 1];
+    uint16_t up[ALS_PAIRS_MAX], up_common[ALS_PAIRS_MAX];
+    uint16_t down[ALS_PAIRS_MAX], down_common[ALS_PAIRS_MAX];
     int partner[ALS_MAX];
     unsigned common[ALS_MAX];
 } als_work;
@@ -1677,22 +1727,40 @@ typedef struct {
  * without it, and so is B otherwise: a digit z of both is then in A or B, so
  * cells seeing every z of both lose z. Pairs in list order, x up, z up.
  */
-static int find_als_xz(const logic_board *b, logic_step *s)
+static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
 {
-    static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
-    als_work w;
-    als_list *l = &w.list;
-    collect_als(b, l);
-    for (int i = 0; i < l->n; i++)
+    const als_list *l = &w->list;
+    w->pairs = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (w->pairs >= 0)
+            w->up_first[i] = (uint16_t)w->pairs;
+        const als_t *a = &l->als[i];
+        cells_t seen_a[9]; /* als_seen of A's digits, looked up once for all its pairs */
+        int x;
+        FOR_DIGITS(x, a->digits)
+            seen_a[x - 1] = als_seen(l, a, x);
         for (int j = i + 1; j < l->n; j++) {
-            const als_t *a = &l->als[i], *c = &l->als[j];
-            if ((a->cells & c->cells) || bits9(a->digits & c->digits) < 2)
+            const als_t *c = &l->als[j];
+            unsigned common = a->digits & c->digits, rcc = 0;
+            if ((a->cells & c->cells) || !common)
                 continue;
-            unsigned rcc = restricted_commons(b, l, a, c);
-            int x;
+            FOR_DIGITS(x, common) { /* restricted_commons(b, l, a, c) */
+                if (!(b->where[x - 1] & c->cells & ~seen_a[x - 1]))
+                    rcc |= 1u << (x - 1);
+            }
+            if (rcc && w->pairs >= 0) {
+                if (w->pairs == ALS_PAIRS_MAX) {
+                    w->pairs = -1;
+                } else {
+                    w->up[w->pairs] = (uint16_t)j;
+                    w->up_common[w->pairs++] = (uint16_t)rcc;
+                }
+            }
+            if (bits9(common) < 2)
+                continue;
             FOR_DIGITS(x, rcc) {
                 int z;
-                FOR_DIGITS(z, (a->digits & c->digits) & ~(1u << (x - 1))) {
+                FOR_DIGITS(z, common & ~(1u << (x - 1))) {
                     if (!als_z_out(b, l, a, c, z, NULL))
                         continue;
                     step_start(s, LOGIC_ALS_XZ);
@@ -1704,41 +1772,84 @@ static int find_als_xz(const logic_board *b, logic_step *s)
                 }
             }
         }
+    }
+    if (w->pairs >= 0)
+        w->up_first[l->n] = (uint16_t)w->pairs;
     return 0;
+}
+
+/* The kept pairs the other way round: for each ALS, the earlier ones that
+ * kept it, in list order (they are visited in it). */
+static void als_down(als_work *w, int n)
+{
+    memset(w->down_first, 0, (size_t)(n + 1) * sizeof w->down_first[0]);
+    for (int e = 0; e < w->pairs; e++)
+        w->down_first[w->up[e] + 1]++;
+    for (int k = 0; k < n; k++)
+        w->down_first[k + 1] = (uint16_t)(w->down_first[k + 1] + w->down_first[k]);
+    uint16_t next[ALS_MAX];
+    memcpy(next, w->down_first, (size_t)n * sizeof next[0]);
+    for (int i = 0; i < n; i++)
+        for (int e = w->up_first[i]; e < w->up_first[i + 1]; e++) {
+            int k = w->up[e];
+            w->down[next[k]] = (uint16_t)i;
+            w->down_common[next[k]++] = w->up_common[e];
+        }
+}
+
+/* The ALSs sharing restricted commons with ALS k, in list order, into
+ * w->partner and w->common; returns how many. */
+static int als_partners(const logic_board *b, als_work *w, int k)
+{
+    const als_list *l = &w->list;
+    const als_t *c = &l->als[k];
+    int m = 0;
+    if (w->pairs >= 0) {
+        for (int e = w->down_first[k]; e < w->down_first[k + 1]; e++) {
+            w->partner[m] = w->down[e];
+            w->common[m++] = w->down_common[e];
+        }
+        for (int e = w->up_first[k]; e < w->up_first[k + 1]; e++) {
+            w->partner[m] = w->up[e];
+            w->common[m++] = w->up_common[e];
+        }
+        return m;
+    }
+    for (int i = 0; i < l->n; i++) {
+        if (i == k || (l->als[i].cells & c->cells) || !(l->als[i].digits & c->digits))
+            continue;
+        unsigned rcc = restricted_commons(b, l, &l->als[i], c);
+        if (rcc) {
+            w->partner[m] = i;
+            w->common[m++] = rcc;
+        }
+    }
+    return m;
 }
 
 /*
  * ALS-XY-wing: a pivot ALS C with a restricted common x with ALS A and y with
  * ALS B (x != y): C holds x or y, so A or B is locked and holds z, a digit of
  * both other than x and y: cells seeing every z of A and B lose z. Pivots in
- * list order, then A, B in list order.
+ * list order, then A, B in list order. Needs the pairs find_als_xz kept.
  */
-static int find_als_xy_wing(const logic_board *b, logic_step *s)
+static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
 {
-    als_work w;
-    als_list *l = &w.list;
-    collect_als(b, l);
+    const als_list *l = &w->list;
+    if (w->pairs >= 0)
+        als_down(w, l->n);
     for (int k = 0; k < l->n; k++) {
         const als_t *c = &l->als[k];
-        int m = 0;
-        for (int i = 0; i < l->n; i++) {
-            if (i == k || (l->als[i].cells & c->cells) || !(l->als[i].digits & c->digits))
-                continue;
-            unsigned rcc = restricted_commons(b, l, &l->als[i], c);
-            if (rcc) {
-                w.partner[m] = i;
-                w.common[m++] = rcc;
-            }
-        }
+        int m = als_partners(b, w, k);
         for (int i = 0; i < m; i++)
             for (int j = i + 1; j < m; j++) {
-                const als_t *a = &l->als[w.partner[i]], *bb = &l->als[w.partner[j]];
-                if ((a->cells & bb->cells) || (w.common[i] == w.common[j] && bits9(w.common[i]) == 1) ||
+                const als_t *a = &l->als[w->partner[i]], *bb = &l->als[w->partner[j]];
+                if ((a->cells & bb->cells) || (w->common[i] == w->common[j] && bits9(w->common[i]) == 1) ||
                     bits9(a->digits & bb->digits) < 1)
                     continue;
                 int x, y;
-                FOR_DIGITS(x, w.common[i]) {
-                    FOR_DIGITS(y, w.common[j] & ~(1u << (x - 1))) {
+                FOR_DIGITS(x, w->common[i]) {
+                    FOR_DIGITS(y, w->common[j] & ~(1u << (x - 1))) {
                         unsigned zs = a->digits & bb->digits & ~((1u << (x - 1)) | (1u << (y - 1)));
                         int z;
                         FOR_DIGITS(z, zs) {
@@ -1759,6 +1870,15 @@ static int find_als_xy_wing(const logic_board *b, logic_step *s)
     return 0;
 }
 
+/* ALS-XZ, then ALS-XY-wing, on one list of the board's ALSs. */
+static int find_als(const logic_board *b, logic_step *s)
+{
+    static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
+    als_work w;
+    collect_als(b, &w.list);
+    return find_als_xz(b, &w, s) || find_als_xy_wing(b, &w, s);
+}
+
 /* ---- Forcing chains ---- */
 
 /*
@@ -1775,18 +1895,23 @@ static int find_als_xy_wing(const logic_board *b, logic_step *s)
 #define NET_MAX 81 /* placements one premise can force at most */
 
 typedef struct {
+    cells_t where[9];
     uint8_t cells[81];
     uint16_t cand[81];
-    cells_t where[9];
     uint16_t held[27];          /* digits placed in each unit */
-    int16_t cause[729];         /* the placement that removed a candidate:
-                                   its index, -1 for the premise, -2 never */
-    uint8_t cell[NET_MAX], digit[NET_MAX], unit[NET_MAX]; /* placements in
-                                   order; unit 27 for a naked single */
     int n;
     int broken;                 /* 0, or 1 + the contradiction's kind below */
     int broken_cell, broken_unit, broken_digit;
+    /* From here on, what a premise writes before it is read: a copy of a
+     * net leaves it out (NET_COPIED). */
+    int16_t cause[729];         /* the placement that removed a candidate:
+                                   its index, or -1 for the premise; read
+                                   only for candidates the net removed */
+    uint8_t cell[NET_MAX], digit[NET_MAX], unit[NET_MAX]; /* placements in
+                                   order; unit 27 for a naked single */
 } net_t;
+
+#define NET_COPIED offsetof(net_t, cause)
 
 enum { BROKE_CELL = 1, BROKE_UNIT = 2 };
 
@@ -1800,8 +1925,6 @@ static void net_init(net_t *n, const logic_board *b)
         if (b->cells[c])
             for (int k = 0; k < 3; k++)
                 n->held[unit_of(c, k)] |= (uint16_t)(1u << (b->cells[c] - 1));
-    for (int i = 0; i < 729; i++)
-        n->cause[i] = -2;
     n->n = 0;
     n->broken = 0;
 }
@@ -1840,7 +1963,36 @@ static void net_place(net_t *n, int c, int d, int unit)
         net_remove(n, p, d, i);
 }
 
-/* Places singles until none is left or a rule breaks. */
+#define ROW_CELLS(r) {9 * (r), 9 * (r) + 1, 9 * (r) + 2, 9 * (r) + 3, 9 * (r) + 4, 9 * (r) + 5, \
+                      9 * (r) + 6, 9 * (r) + 7, 9 * (r) + 8}
+#define COL_CELLS(c) {(c), (c) + 9, (c) + 18, (c) + 27, (c) + 36, (c) + 45, (c) + 54, (c) + 63, (c) + 72}
+#define BOX_FIRST(b) (((b) / 3) * 27 + ((b) % 3) * 3)
+#define BOX_CELLS(b) {BOX_FIRST(b), BOX_FIRST(b) + 1, BOX_FIRST(b) + 2, BOX_FIRST(b) + 9, BOX_FIRST(b) + 10, \
+                      BOX_FIRST(b) + 11, BOX_FIRST(b) + 18, BOX_FIRST(b) + 19, BOX_FIRST(b) + 20}
+/* unit_cell(u, i) as a table. */
+static const uint8_t UNIT_CELLS[27][9] = {
+    ROW_CELLS(0), ROW_CELLS(1), ROW_CELLS(2), ROW_CELLS(3), ROW_CELLS(4), ROW_CELLS(5), ROW_CELLS(6),
+    ROW_CELLS(7), ROW_CELLS(8), COL_CELLS(0), COL_CELLS(1), COL_CELLS(2), COL_CELLS(3), COL_CELLS(4),
+    COL_CELLS(5), COL_CELLS(6), COL_CELLS(7), COL_CELLS(8), BOX_CELLS(0), BOX_CELLS(1), BOX_CELLS(2),
+    BOX_CELLS(3), BOX_CELLS(4), BOX_CELLS(5), BOX_CELLS(6), BOX_CELLS(7), BOX_CELLS(8),
+};
+
+/* The digits of unit u, from `from` up, not placed there that have one
+ * place left or none: a hidden single or a broken rule. */
+static unsigned net_unit_singles(const net_t *n, int u, int from)
+{
+    unsigned once = 0, twice = 0;
+    for (int i = 0; i < 9; i++) {
+        unsigned m = n->cand[UNIT_CELLS[u][i]];
+        twice |= once & m;
+        once |= m;
+    }
+    return ~twice & ~n->held[u] & (ALL_DIGITS << (from - 1)) & ALL_DIGITS;
+}
+
+/* Places singles until none is left or a rule breaks: rounds of naked
+ * singles in cell order, then hidden singles by unit and digit, each looked
+ * at in the state of its turn. */
 static void net_run(net_t *n)
 {
     while (!n->broken && n->n < NET_MAX) {
@@ -1849,17 +2001,17 @@ static void net_run(net_t *n)
             if (n->cand[c] && bits9(n->cand[c]) == 1)
                 net_place(n, c, low_digit(n->cand[c]), 27);
         for (int u = 0; u < 27 && !n->broken; u++) {
-            for (int d = 1; d <= 9 && !n->broken; d++) {
-                if (n->held[u] & (1u << (d - 1)))
-                    continue;
+            for (unsigned todo = net_unit_singles(n, u, 1); todo && !n->broken;) {
+                int d = low_digit(todo);
                 cells_t x = n->where[d - 1] & UNIT[u];
                 if (!x) {
                     n->broken = BROKE_UNIT;
                     n->broken_unit = u;
                     n->broken_digit = d;
-                } else if (!(x & (x - 1))) {
+                } else {
                     net_place(n, first_cell(x), d, u);
                 }
+                todo = d < 9 ? net_unit_singles(n, u, d + 1) : 0;
             }
         }
         if (n->n == before)
@@ -1969,9 +2121,11 @@ static void need_to_chain(const need_t *x, logic_step *s, int branch, int premis
         s->chain[i].branch = (uint8_t)branch;
 }
 
-static void net_assume(net_t *n, const logic_board *b, int c, int d, int on)
+/* The net of one premise, from `base`: net_init of the board, done once
+ * for all the premises of a search. */
+static void net_assume(net_t *n, const net_t *base, int c, int d, int on)
 {
-    net_init(n, b);
+    memcpy(n, base, NET_COPIED);
     if (on) {
         net_place(n, c, d, PREMISE_UNIT);
     } else {
@@ -1987,15 +2141,16 @@ static void net_assume(net_t *n, const logic_board *b, int c, int d, int on)
  */
 static int find_forcing_contradiction(const logic_board *b, int on, logic_step *s)
 {
-    net_t n;
+    net_t base, n;
     need_t x;
     int best = NET_MAX + 1, best_cell = -1, best_digit = 0;
+    net_init(&base, b);
     for (int c = 0; c < 81; c++) {
         int d;
         if (!on && bits9(b->cand[c]) < 3)
             continue; /* a cell of two: the other candidate's contradiction */
         FOR_DIGITS(d, b->cand[c]) {
-            net_assume(&n, b, c, d, on);
+            net_assume(&n, &base, c, d, on);
             if (!n.broken)
                 continue;
             need_start(&x, &n, b);
@@ -2010,7 +2165,7 @@ static int find_forcing_contradiction(const logic_board *b, int on, logic_step *
     }
     if (best_cell < 0)
         return 0;
-    net_assume(&n, b, best_cell, best_digit, on);
+    net_assume(&n, &base, best_cell, best_digit, on);
     need_start(&x, &n, b);
     need_contradiction(&x);
     step_start(s, x.branching ? LOGIC_FORCING_NET : LOGIC_FORCING_CHAIN);
@@ -2068,11 +2223,12 @@ static uint16_t net_gone(const net_t *n, const logic_board *b, int c)
 static int try_forcing_premises(const logic_board *b, int variant, int k, const int *cells, const int *digits,
                                 const int *on, logic_step *s)
 {
-    net_t n[9];
+    net_t base, n[9];
     uint8_t agree[81];   /* digit every branch placed there, 0 if none */
     uint16_t gone[81];   /* candidates every branch removed */
+    net_init(&base, b);
     for (int i = 0; i < k; i++) {
-        net_assume(&n[i], b, cells[i], digits[i], on[i]);
+        net_assume(&n[i], &base, cells[i], digits[i], on[i]);
         if (n[i].broken)
             return 0;
     }
@@ -2313,63 +2469,16 @@ static int find_trial(const logic_board *b, logic_step *s)
 typedef int (*finder)(const logic_board *b, logic_step *s);
 typedef int (*finder_u)(const logic_board *b, int unique, logic_step *s);
 typedef int (*finder_d)(const logic_board *b, unsigned digits, logic_step *s);
-
-static int find_naked_pair(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_naked_subset(b, 2, LOGIC_NAKED_PAIR, units, s);
-}
-static int find_naked_triple(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_naked_subset(b, 3, LOGIC_NAKED_TRIPLE, units, s);
-}
-static int find_naked_quad(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_naked_subset(b, 4, LOGIC_NAKED_QUAD, units, s);
-}
-static int find_hidden_pair(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_hidden_subset(b, 2, LOGIC_HIDDEN_PAIR, units, s);
-}
-static int find_hidden_triple(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_hidden_subset(b, 3, LOGIC_HIDDEN_TRIPLE, units, s);
-}
-static int find_hidden_quad(const logic_board *b, unsigned units, logic_step *s)
-{
-    return find_hidden_subset(b, 4, LOGIC_HIDDEN_QUAD, units, s);
-}
-static int find_x_wing(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_basic_fish(b, 2, LOGIC_X_WING, digits, s);
-}
-static int find_swordfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_basic_fish(b, 3, LOGIC_SWORDFISH, digits, s);
-}
-static int find_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_basic_fish(b, 4, LOGIC_JELLYFISH, digits, s);
-}
-static int find_finned_x_wing(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_finned_fish(b, 2, LOGIC_FINNED_X_WING, LOGIC_SASHIMI_X_WING, digits, s);
-}
-static int find_finned_swordfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_finned_fish(b, 3, LOGIC_FINNED_SWORDFISH, LOGIC_SASHIMI_SWORDFISH, digits, s);
-}
-static int find_finned_jellyfish(const logic_board *b, unsigned digits, logic_step *s)
-{
-    return find_finned_fish(b, 4, LOGIC_FINNED_JELLYFISH, LOGIC_SASHIMI_JELLYFISH, digits, s);
-}
+typedef int (*finder_n)(const logic_board *b, int n, logic_technique t, unsigned look, logic_step *s);
 
 /* A rung has one finder: `find`; `find_u`, told whether the puzzle is
  * unique; or `find_d`, local: told which digits (bit d - 1) to look at, it
  * tries them up and its step for a digit d depends on where[d - 1] alone
  * (single digit patterns); or, `by_unit`, told which units (bit u) to look
  * at, it tries them box, row, column (BOX_ROW_COL) and its step in a unit
- * depends on the candidates of the unit's cells alone (subsets). None:
- * trial. */
+ * depends on the candidates of the unit's cells alone (subsets). `find_n`
+ * is a local finder of patterns of `size` (subsets, fish), told the size
+ * and technique too. None: trial. */
 typedef struct {
     finder find;
     logic_technique technique; /* the technique it finds (the easiest, when several) */
@@ -2377,42 +2486,43 @@ typedef struct {
     finder_u find_u;
     finder_d find_d;
     int by_unit;
+    finder_n find_n;
+    int size;
 } rung;
 
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0},
-    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0},
-    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0},
-    {NULL, LOGIC_NAKED_PAIR, 0, NULL, find_naked_pair, 1},
-    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, find_hidden_pair, 1},
-    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, find_naked_triple, 1},
-    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, find_hidden_triple, 1},
-    {NULL, LOGIC_X_WING, 0, NULL, find_x_wing, 0},
-    {NULL, LOGIC_NAKED_QUAD, 0, NULL, find_naked_quad, 1},
-    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, find_hidden_quad, 1},
-    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0},
-    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0},
-    {NULL, LOGIC_SWORDFISH, 0, NULL, find_swordfish, 0},
-    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0},
-    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0},
-    {NULL, LOGIC_FINNED_X_WING, 0, NULL, find_finned_x_wing, 0},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0},
-    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0},
-    {NULL, LOGIC_JELLYFISH, 0, NULL, find_jellyfish, 0},
-    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, find_finned_swordfish, 0},
-    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, find_finned_jellyfish, 0},
-    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0},
-    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0},
-    {find_als_xz, LOGIC_ALS_XZ, 0, NULL, NULL, 0},
-    {find_als_xy_wing, LOGIC_ALS_XY_WING, 0, NULL, NULL, 0},
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0},
-    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0},
-    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0, NULL, 0},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0, NULL, 0},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0, NULL, 0},
+    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0, NULL, 0},
+    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_NAKED_PAIR, 0, NULL, NULL, 1, find_naked_subset, 2},
+    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, NULL, 1, find_hidden_subset, 2},
+    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, NULL, 1, find_naked_subset, 3},
+    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, NULL, 1, find_hidden_subset, 3},
+    {NULL, LOGIC_X_WING, 0, NULL, NULL, 0, find_basic_fish, 2},
+    {NULL, LOGIC_NAKED_QUAD, 0, NULL, NULL, 1, find_naked_subset, 4},
+    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, NULL, 1, find_hidden_subset, 4},
+    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0, NULL, 0},
+    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0, NULL, 0},
+    {NULL, LOGIC_SWORDFISH, 0, NULL, NULL, 0, find_basic_fish, 3},
+    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0, NULL, 0},
+    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_FINNED_X_WING, 0, NULL, NULL, 0, find_finned_fish, 2},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0, NULL, 0},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0, NULL, 0},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_JELLYFISH, 0, NULL, NULL, 0, find_basic_fish, 4},
+    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, NULL, 0, find_finned_fish, 3},
+    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, NULL, 0, find_finned_fish, 4},
+    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0, NULL, 0},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0, NULL, 0},
+    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0, NULL, 0},
+    {find_als, LOGIC_ALS_XZ, 0, NULL, NULL, 0, NULL, 0}, /* and ALS-XY-wing, on the same ALSs */
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0, NULL, 0},
+    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0, NULL, 0},
+    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0, NULL, 0},
 };
 
 #define RUNGS (sizeof LADDER / sizeof LADDER[0])
@@ -2448,7 +2558,8 @@ static int find_local(const logic_board *b, size_t i, ladder_memo *memo, logic_s
                     look |= 1u << u;
         }
     }
-    if (look && LADDER[i].find_d(b, look, out)) {
+    const rung *r = &LADDER[i];
+    if (look && (r->find_d ? r->find_d(b, look, out) : r->find_n(b, r->size, r->technique, look, out))) {
         if (memo)
             memo->known[i] = 0;
         return 1;
@@ -2470,7 +2581,7 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
-        if (r->find_d ? find_local(b, i, memo, out)
+        if (r->find_d || r->find_n ? find_local(b, i, memo, out)
             : r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
             return 1;
     }
