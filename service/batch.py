@@ -150,7 +150,6 @@ class BatchCounter:
         if group.items:
             await room.acquire()
             task = asyncio.create_task(self._count(group.items, budget))
-            task.add_done_callback(seen)
             task.add_done_callback(lambda t: _settle(group.replies, t))
             group.replies.add_done_callback(seen)
         return _Group()
@@ -183,11 +182,14 @@ class BatchCounter:
 
 
 def _settle(future: asyncio.Future, task: asyncio.Task) -> None:
+    """Hands the group's outcome to its replies; the task's failure is taken
+    even when the call has ended and nobody awaits them any more."""
+    error = None if task.cancelled() else task.exception()
     if future.done():
         return
     if task.cancelled():
         future.cancel()
-    elif task.exception() is not None:
-        future.set_exception(task.exception())
+    elif error is not None:
+        future.set_exception(error)
     else:
         future.set_result(task.result())

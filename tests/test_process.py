@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
+
+from tests.stack import alive, left_behind
 
 # A stand-in supervisor: starts one worker as worker/supervisor.py does and
 # dies at once, before the worker has even imported its modules.
@@ -18,14 +20,6 @@ print(worker.pid)
 """
 
 
-def gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state == "Z"
-
-
 def test_a_worker_whose_supervisor_died_before_it_started_exits(tmp_path):
     """Its Redis never answers and its supervisor is gone: it stops waiting
     instead of living on as an orphan."""
@@ -33,12 +27,9 @@ def test_a_worker_whose_supervisor_died_before_it_started_exits(tmp_path):
     started = subprocess.run([sys.executable, "-c", SHORT_LIVED, f"unix://{tmp_path}/no-redis.sock", str(log)],
                              capture_output=True, text=True, check=True)
     pid = int(started.stdout)
-    deadline = time.monotonic() + 20
     try:
-        while not gone(pid):
-            assert time.monotonic() < deadline, "the orphaned worker is still waiting for Redis"
-            time.sleep(0.1)
+        assert not left_behind([pid], within=20), "the orphaned worker is still waiting for Redis"
     finally:
-        if not gone(pid):
-            subprocess.run(["kill", "-9", str(pid)])
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
     assert "the supervisor is gone" in log.read_text()

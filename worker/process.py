@@ -19,8 +19,8 @@ from rq.utils import import_attribute
 
 from service.config import Settings
 from sudoku import connections, heap, keys
-from worker.supervisor import SUPERVISOR_PID
 from worker.recovery import maintain
+from worker.supervisor import SUPERVISOR_PID
 from worker.workers import WORKER_CLASSES
 
 
