@@ -24,7 +24,7 @@ from service import validate
 from service.cache import ResultCache, count_key
 from service.callbudget import CallBudget, TooMany
 from service.config import Settings
-from service.futures import seen
+from service.futures import Outliving, finish, seen
 from service.queueing import Jobs
 from service.replies import count_reply, item_error
 from service.validate import Invalid
@@ -57,6 +57,11 @@ class BatchCounter:
         self.settings = settings
         self.jobs = jobs
         self.cache = cache
+        self.groups = Outliving()  # a group's job may outlive its call
+
+    async def close(self) -> None:
+        """Stops the jobs still awaited for calls that ended (the service is stopping)."""
+        await self.groups.close()
 
     async def replies(self, requests: AsyncIterator[pb.CountRequest]) -> AsyncIterator[pb.CountReply]:
         size = self.settings.batch_size
@@ -83,11 +88,11 @@ class BatchCounter:
                     room.release()
             ended = True
         finally:
-            if not ended:
-                await asyncio.shield(budget.cancel())
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await finish(asyncio.gather(*tasks, return_exceptions=True))
+            if not ended:
+                await finish(budget.cancel())
 
     async def _read(self, requests, inbox: asyncio.Queue) -> None:
         try:
@@ -149,7 +154,7 @@ class BatchCounter:
     async def _send(self, group: _Group, room: asyncio.Semaphore, budget: CallBudget) -> _Group:
         if group.items:
             await room.acquire()
-            task = asyncio.create_task(self._count(group.items, budget))
+            task = self.groups.spawn(self._count(group.items, budget))
             task.add_done_callback(lambda t: _settle(group.replies, t))
             group.replies.add_done_callback(seen)
         return _Group()

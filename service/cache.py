@@ -18,6 +18,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from service.futures import Outliving
 from sudoku import keys
 from sudoku.specs import CountSpec, GradeSpec, HintSpec
 
@@ -47,7 +48,7 @@ class ResultCache:
     def __init__(self, redis: Redis, ttl_seconds: int):
         self.redis = redis
         self.ttl = ttl_seconds
-        self._pending: set[asyncio.Task] = set()  # keeps background stores alive
+        self._stores = Outliving()
 
     @property
     def enabled(self) -> bool:
@@ -72,11 +73,12 @@ class ResultCache:
 
     def put_later(self, key: str, result: dict[str, Any]) -> None:
         """Stores in the background: the reply need not wait for the cache."""
-        task = asyncio.create_task(self.put(key, result))
-        self._pending.add(task)
-        task.add_done_callback(self._stored)
+        self._stores.spawn(self.put(key, result)).add_done_callback(self._stored)
+
+    async def close(self, grace: float = 1.0) -> None:
+        """Lets the background stores finish (the service is stopping)."""
+        await self._stores.close(grace)
 
     def _stored(self, task: asyncio.Task) -> None:
-        self._pending.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("could not cache a reply: %s", task.exception())

@@ -29,7 +29,7 @@ from service import validate
 from service.callbudget import CallBudget, TooMany
 from service.config import Settings
 from service.decoding import Undecodable
-from service.futures import seen
+from service.futures import Outliving, finish, seen
 from service.queueing import Jobs, new_job_id
 from service.replies import item_error
 from service.validate import Invalid
@@ -63,13 +63,13 @@ class ManyCounter:
     def __init__(self, settings: Settings, jobs: Jobs):
         self.settings = settings
         self.jobs = jobs
-        self._parts: set[asyncio.Task] = set()
+        # A part outlives a cancelled call (its reply awaits it shielded), so
+        # the job's boards are deleted when it ends, not left to expire.
+        self.parts = Outliving()
 
     async def close(self) -> None:
         """Stops the jobs still awaited for calls that ended (the service is stopping)."""
-        for part in list(self._parts):
-            part.cancel()
-        await asyncio.gather(*self._parts, return_exceptions=True)
+        await self.parts.close()
 
     async def replies(self, requests: AsyncIterator[pb.CountManyRequest]) -> AsyncIterator[pb.CountManyReply]:
         ordered: asyncio.Queue = asyncio.Queue(maxsize=self.settings.batch_inflight)
@@ -84,16 +84,16 @@ class ManyCounter:
                 yield await item
             ended = True
         finally:
-            if not ended:
-                await asyncio.shield(budget.cancel())
             reader.cancel()
             while not ordered.empty():
                 pending.append(ordered.get_nowait())
             for item in pending:
                 if isinstance(item, asyncio.Future):
                     item.cancel()
-            await asyncio.gather(reader, *(p for p in pending if isinstance(p, asyncio.Future)),
-                                 return_exceptions=True)
+            await finish(asyncio.gather(reader, *(p for p in pending if isinstance(p, asyncio.Future)),
+                                        return_exceptions=True))
+            if not ended:
+                await finish(budget.cancel())
 
     async def _read(self, requests, ordered: asyncio.Queue, budget: CallBudget) -> None:
         room = asyncio.Semaphore(self.settings.batch_inflight)
@@ -134,13 +134,8 @@ class ManyCounter:
             except BaseException:
                 room.release()
                 raise
-            part = asyncio.create_task(self._count(boards, checked.options, budget, granted))
+            part = self.parts.spawn(self._count(boards, checked.options, budget, granted))
             part.add_done_callback(lambda _: room.release())
-            # A part outlives a cancelled call (its reply awaits it shielded),
-            # so the job's boards are deleted when it ends, not left to expire.
-            self._parts.add(part)
-            part.add_done_callback(self._parts.discard)
-            part.add_done_callback(seen)
             parts.append(part)
         reply = asyncio.ensure_future(self._reply(parts, checked))
         reply.add_done_callback(seen)
@@ -169,7 +164,7 @@ class ManyCounter:
         finally:
             budget.boards_keys.discard(key)
             budget.settle(granted_ms, used_ms)
-            await asyncio.shield(_delete(redis, key))
+            await finish(_delete(redis, key))
 
     async def _reply(self, parts: list[asyncio.Task], checked: _Checked) -> pb.CountManyReply:
         n, positions, errors, options = checked.n, checked.positions, checked.errors, checked.options

@@ -33,6 +33,7 @@ from service.generating import Generator, NoPuzzle
 from service.grading import Grader, grade_spec
 from service.config import Settings
 from service.enqueue import Enqueuer
+from service.futures import finish
 from service.hub import ShuttingDown, StreamHub
 from service.pacing import Schedule
 from service.queueing import Jobs, QueueFull, StoreFull, memory_verdict, new_job_id
@@ -168,14 +169,15 @@ class Calls:
 
     async def settle(self, timeout: float) -> None:
         """Waits `timeout` for the calls to end, then cancels those left and
-        waits for their clean-up."""
+        waits for their clean-up (bounded by Redis's timeouts, whatever the
+        grace: a stop with none still leaves nothing running)."""
         pending = {task for task in self.tasks if not task.done()}
         if pending:
             _, pending = await asyncio.wait(pending, timeout=timeout)
         for task in pending:
             task.cancel()
         if pending:
-            await asyncio.wait(pending, timeout=timeout)
+            await asyncio.wait(pending, timeout=CLEAN_UP_S)
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
@@ -235,7 +237,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
-                await asyncio.shield(self._cancel_quietly(job_id))
+                await finish(self._cancel_quietly(job_id))
 
     async def _frames_alive(self, job_id: str) -> None:
         """For a relay waiting on frames: raises when none can come any more."""
@@ -334,6 +336,10 @@ FAILED_PINGS = 2  # PINGs in a row Redis must miss to count as away
 PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
 REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
 REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
+# How long a stopping service waits for the clean-up of the calls it cut
+# short: each is a few Redis commands, each bounded by REDIS_WAIT_S and
+# connections.SERVICE_TIMEOUT_S.
+CLEAN_UP_S = 5.0
 
 
 @dataclass
@@ -358,9 +364,10 @@ class App:
         """Graceful shutdown: health goes NOT_SERVING, open frame streams end
         with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
         refused, and unary calls in flight get `grace` seconds to finish."""
-        for task in (self.monitor, self.renewer):
-            if task is not None:
-                task.cancel()
+        background = [task for task in (self.monitor, self.renewer) if task is not None]
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
@@ -368,6 +375,8 @@ class App:
             await self.http.stop()
         await self.servicer.calls.settle(grace)
         await self.servicer.many.close()
+        await self.servicer.batches.close()
+        await self.servicer.cache.close()
         await self.stops.close()
         await self.hub.close()
         await self.redis.aclose()

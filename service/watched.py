@@ -17,6 +17,7 @@ import uuid
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
+from service.futures import finish
 from sudoku import keys, scripts
 
 log = logging.getLogger("sudoku.service")
@@ -54,7 +55,7 @@ class Watched:
             self.readers[job_id] -= 1
             if not self.readers[job_id]:
                 del self.readers[job_id]
-                await asyncio.shield(self._unmark(job_id))
+                await finish(self._unmark(job_id))
 
     def _mark(self, pipe, job_id: str) -> None:
         pipe.hset(keys.watched(job_id), self.instance, 1)

@@ -211,6 +211,7 @@ class ServiceThread:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="service", daemon=True)
         self.app: App | None = None
+        self.leftover: list[str] = []  # what App.stop left running on the loop
 
     def start(self) -> ServiceThread:
         self.thread.start()
@@ -234,17 +235,24 @@ class ServiceThread:
             return  # a test stopped it already
         if self.app is not None:
             self.call(self.app.stop(grace))
-        self.call(_drain())
+        self.leftover = self.call(_drain())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+        # Whatever test stopped it: a task left running may have opened a
+        # Redis connection that nobody closes, which garbage collection then
+        # reports in some later test.
+        assert not self.leftover, f"App.stop left these running: {self.leftover}"
 
 
-async def _drain() -> None:
-    """Ends what is left on a stopped service's loop (calls cut short, their
-    jobs' waits), as asyncio.run would, so nothing is destroyed pending."""
+async def _drain() -> list[str]:
+    """Ends what a stopped service left on its loop, as asyncio.run would, so
+    nothing is destroyed pending; returns what that was. App.stop should
+    leave nothing: a task still running after it may open a Redis
+    connection on a closed client, which nobody closes."""
     tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.get_running_loop().shutdown_asyncgens()
+    return [repr(task.get_coro()) for task in tasks]

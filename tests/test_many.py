@@ -354,3 +354,33 @@ def test_a_replys_lists_are_the_same_whether_they_go_in_as_bytes_or_numbers(coun
     reply = many_module._lists(counts, complete, verdicts, solutions)
     assert reply == pb.CountManyReply(counts=counts, complete=complete, verdicts=verdicts, solutions=solutions)
     assert (list(reply.counts), list(reply.complete), list(reply.verdicts)) == (counts, complete, verdicts)
+
+
+@pytest.mark.parametrize("method", ["CountMany", "CountBatch"])
+def test_a_service_stopped_under_a_call_stops_its_jobs_and_leaves_nothing_running(custom_service, redis, method):
+    """sudoku-server stopping with no grace while a batch call's jobs run:
+    the call's jobs stop and its boards go, and when App.stop returns none
+    of the call's clean-up is still running on the loop (it would open Redis
+    connections on closed clients, which nobody closes)."""
+    boards = long_boards(16)
+    earlier = set(redis.scan_iter(keys.boards("*")))
+    service = custom_service(batch_size=2)
+    channel, stub = service.stub()
+    if method == "CountMany":
+        call = stub.CountMany(iter([maximal(boards[i::8]) for i in range(8)]), timeout=TIMEOUT)
+    else:
+        requests = [pb.CountRequest(board=b, limit=1_000_000, time_limit_ms=10_000) for b in boards]
+        call = stub.CountBatch(iter(requests), timeout=TIMEOUT)
+    deadline = time.monotonic() + 10
+    while len(busy_workers(redis)) < 2:
+        assert time.monotonic() < deadline, "the workers never took the call's jobs"
+        time.sleep(0.02)
+    service.stop(grace=0)
+    stopped = time.monotonic()
+    assert service.leftover == []
+    while busy_workers(redis):
+        assert time.monotonic() - stopped < 1.5, f"still busy: {busy_workers(redis)}"
+        time.sleep(0.02)
+    call.cancel()
+    channel.close()
+    assert not set(redis.scan_iter(keys.boards("*"))) - earlier
