@@ -25,6 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from service import futures
 from sudoku import connections, keys
 
 log = logging.getLogger("sudoku.hub")
@@ -64,8 +65,7 @@ class _Shard:
 
     async def close(self) -> None:
         if self.task:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+            await futures.stop([self.task])
         await self.redis.aclose()
 
     async def wait(self, key: str, after: str, waker: Redis, timeout: float | None = None) -> list[Entry]:

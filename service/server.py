@@ -23,7 +23,7 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 
-from service import admission, decoding, metrics, reflection_v1, relay, security, validate, waiting, web
+from service import admission, decoding, futures, metrics, reflection_v1, relay, security, validate, waiting, web
 from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter
 from service.callbudget import BudgetSpent, TooMany
@@ -33,7 +33,6 @@ from service.generating import Generator, NoPuzzle
 from service.grading import Grader, grade_spec
 from service.config import Settings
 from service.enqueue import Enqueuer
-from service.futures import finish
 from service.hub import ShuttingDown, StreamHub
 from service.pacing import Schedule
 from service.queueing import Jobs, QueueFull, StoreFull, memory_verdict, new_job_id
@@ -177,7 +176,7 @@ class Calls:
         for task in pending:
             task.cancel()
         if pending:
-            await asyncio.wait(pending, timeout=CLEAN_UP_S)
+            await asyncio.wait(pending, timeout=futures.CLEAN_UP_S)
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
@@ -237,7 +236,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
-                await finish(self._cancel_quietly(job_id))
+                await futures.finish(self._cancel_quietly(job_id))
 
     async def _frames_alive(self, job_id: str) -> None:
         """For a relay waiting on frames: raises when none can come any more."""
@@ -336,10 +335,6 @@ FAILED_PINGS = 2  # PINGs in a row Redis must miss to count as away
 PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
 REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
 REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
-# How long a stopping service waits for the clean-up of the calls it cut
-# short: each is a few Redis commands, each bounded by REDIS_WAIT_S and
-# connections.SERVICE_TIMEOUT_S.
-CLEAN_UP_S = 5.0
 
 
 @dataclass
@@ -364,10 +359,7 @@ class App:
         """Graceful shutdown: health goes NOT_SERVING, open frame streams end
         with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
         refused, and unary calls in flight get `grace` seconds to finish."""
-        background = [task for task in (self.monitor, self.renewer) if task is not None]
-        for task in background:
-            task.cancel()
-        await asyncio.gather(*background, return_exceptions=True)
+        await futures.stop(task for task in (self.monitor, self.renewer) if task is not None)
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
         await self.server.stop(grace)
@@ -409,6 +401,7 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, h
     refused while it is near its bound (jobs.memory_verdict)."""
     tick = failures = 0
     while True:
+        connections.raise_lost_cancel()  # App.stop cancels it, and awaits it
         await asyncio.sleep(HEALTH_EVERY)
         tick += 1
         # One late PING may be this process's own event loop, busy; two in

@@ -18,7 +18,7 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 from service.futures import finish
-from sudoku import keys, scripts
+from sudoku import connections, keys, scripts
 
 log = logging.getLogger("sudoku.service")
 
@@ -69,6 +69,7 @@ class Watched:
 
     async def renew(self) -> None:
         while True:
+            connections.raise_lost_cancel()  # App.stop cancels it, and awaits it
             await asyncio.sleep(self.RENEW_EVERY_S)
             if not self.readers:
                 continue
