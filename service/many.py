@@ -168,8 +168,10 @@ class ManyCounter:
 
     async def _reply(self, parts: list[asyncio.Task], checked: _Checked) -> pb.CountManyReply:
         n, positions, errors, options = checked.n, checked.positions, checked.errors, checked.options
-        counts: list[int] = []
-        verdicts: list[int] = []
+        # Bytes while every count is a digit (limit <= 9, the generators'
+        # case): _lists hands them to protobuf's C parser as they are.
+        counts: bytearray | list[int] = bytearray()
+        verdicts = bytearray()
         incomplete: list[int] = []
         solutions: list[str] = []
         failed: dict[int, pb.ItemError] = {}
@@ -182,19 +184,22 @@ class ManyCounter:
                 result = _nothing_counted(size, options["include_solution"])
             else:
                 missing, error = result["uncounted"], item_error(grpc.StatusCode.RESOURCE_EXHAUSTED, UNCOUNTED)
-            part_verdicts = _numbers(result["verdicts"])
+            part_verdicts = bytearray(_numbers(result["verdicts"]))
             for i in missing:  # an error, and no verdict
                 failed[positions[offset + i]] = error
                 part_verdicts[i] = 0
-            counts += _numbers(result["counts"])
+            part_counts = _numbers(result["counts"])
+            if isinstance(part_counts, list) and isinstance(counts, bytearray):
+                counts = list(counts)
+            counts += part_counts
             verdicts += part_verdicts
             incomplete += (offset + i for i in result["incomplete"])
             if options["include_solution"]:
                 text = result["solutions"]
                 solutions += ("" if text[i] == "." else text[i : i + 81] for i in range(0, len(text), 81))
-        complete = [True] * len(counts)
+        complete = bytearray(b"\x01") * len(counts)
         for i in incomplete:
-            complete[i] = False
+            complete[i] = 0
         if errors:
             counts, complete, verdicts = (_spread(v, positions, n, e) for v, e in ((counts, 0), (complete, False),
                                                                                    (verdicts, 0)))
@@ -227,18 +232,21 @@ def _nothing_counted(size: int, include_solution: bool) -> dict:
 _DIGIT_VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 
-def _numbers(values: str | list[int]) -> list[int]:
-    """A worker's list of numbers: a list, or a str of one digit each (see worker.counting.count_many)."""
+def _numbers(values: str | list[int]) -> bytes | list[int]:
+    """A worker's list of numbers (a list, or a str of one digit each: see
+    worker.counting.count_many), as a list or as bytes of one number each."""
     if isinstance(values, list):
         return values
-    return list(values.encode("ascii").translate(_DIGIT_VALUES))
+    return values.encode("ascii").translate(_DIGIT_VALUES)
 
 
 _REPLY_FIELDS = [pb.CountManyReply.DESCRIPTOR.fields_by_name[name].number for name in ("counts", "complete", "verdicts")]
 
 
-def _lists(counts: list[int], complete: list[bool], verdicts: list[int], solutions: list[str]) -> pb.CountManyReply:
-    """A reply holding these lists. Numbers below 128 are one byte each on
+def _lists(counts: bytes | list[int], complete: bytes | list[bool], verdicts: bytes | list[int],
+           solutions: list[str]) -> pb.CountManyReply:
+    """A reply holding these lists (of numbers, or bytes of one number
+    each). Numbers below 128 are one byte each on
     the wire (packed varints), so when every count is, the lists go in as
     bytes the protobuf runtime parses in C, instead of thousands of Python
     numbers converted one by one."""

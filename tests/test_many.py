@@ -8,6 +8,8 @@ import time
 
 import grpc
 import pytest
+from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
@@ -16,7 +18,7 @@ from sudoku import keys
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
-from tests.stack import until_steady
+from tests.stack import free_port, until_steady
 from worker import counting, engine, jobs
 
 TIMEOUT = 60
@@ -351,9 +353,13 @@ def test_a_replys_lists_are_the_same_whether_they_go_in_as_bytes_or_numbers(coun
     complete = [i % 2 == 0 for i in range(len(counts))]
     verdicts = [i % 5 for i in range(len(counts))]
     solutions = ["1" * 81 if i % 3 else "" for i in range(len(counts))]
-    reply = many_module._lists(counts, complete, verdicts, solutions)
-    assert reply == pb.CountManyReply(counts=counts, complete=complete, verdicts=verdicts, solutions=solutions)
-    assert (list(reply.counts), list(reply.complete), list(reply.verdicts)) == (counts, complete, verdicts)
+    expected = pb.CountManyReply(counts=counts, complete=complete, verdicts=verdicts, solutions=solutions)
+    # _reply builds them as bytes while every count is a digit, else as lists
+    as_bytes = [bytearray(values) if max(values, default=0) < 256 else values for values in (counts, complete, verdicts)]
+    for given in ((counts, complete, verdicts), as_bytes):
+        reply = many_module._lists(*given, solutions)
+        assert reply == expected
+        assert (list(reply.counts), list(reply.complete), list(reply.verdicts)) == (counts, complete, verdicts)
 
 
 @pytest.mark.parametrize("method", ["CountMany", "CountBatch"])
@@ -384,3 +390,49 @@ def test_a_service_stopped_under_a_call_stops_its_jobs_and_leaves_nothing_runnin
     call.cancel()
     channel.close()
     assert not set(redis.scan_iter(keys.boards("*"))) - earlier
+
+
+class CountingRedis:
+    """A real Redis client that counts EXISTS calls per thread."""
+
+    def __init__(self, redis):
+        self.redis = redis
+        self.looks: list[str] = []
+
+    def exists(self, key):
+        self.looks.append(threading.current_thread().name)
+        return self.redis.exists(key)
+
+
+def test_a_watched_job_sees_its_cancel_without_looking_itself(redis):
+    """Inside watched() the work's own thread never waits for a look (a
+    round trip): a thread looks every CHECK_EVERY_S, and over() reads what
+    it found; a cancel flag set mid-way is seen within a look or two."""
+    call_id = f"watch-{time.monotonic_ns()}"
+    looking = CountingRedis(redis)
+    work = counting.CallWork(looking, call_id, budget_ms=0)
+    with work.watched() as stop:
+        assert not work.over()
+        redis.set(keys.cancel(call_id), 1, ex=60)
+        deadline = time.monotonic() + 3 * counting.CallWork.CHECK_EVERY_S + 1
+        while not work.over():
+            assert time.monotonic() < deadline, "the cancel was never seen"
+            time.sleep(0.005)
+        assert stop[0] == 1
+    assert looking.looks and set(looking.looks) == {"bounds"}
+    assert work.over()  # and stays over
+
+
+def test_a_watchers_failed_look_is_raised_in_the_work():
+    """Redis away during a watched job: over() raises the look's error, so
+    the job fails and is retried instead of counting on unwatched."""
+    dead = Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.2)
+    work = counting.CallWork(dead, "gone", budget_ms=0)
+    with work.watched() as stop:
+        deadline = time.monotonic() + 5
+        while work.failure is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert stop[0] == 1
+        with pytest.raises(RedisConnectionError):
+            work.over()

@@ -37,37 +37,56 @@ class CallWork:
         self.deadline = self.started + budget_ms / 1000 if budget_ms else float("inf")
         self.next_look = self.started
         self.cancelled = False
+        self.watcher: threading.Thread | None = None
+        self.failure: Exception | None = None  # of the watcher's last look
 
     def over(self) -> bool:
-        """True when the work must stop: the call was cancelled or its grant is spent."""
+        """True when the work must stop: the call was cancelled or its grant
+        is spent. Raises what a look raised (Redis away): the job fails and
+        is retried, as when it cannot write its result."""
+        if self.failure is not None:
+            raise self.failure
         now = time.monotonic()
         if self.cancelled or now >= self.deadline:
             return True
-        if self.cancel_key and now >= self.next_look:
-            self.next_look = now + self.CHECK_EVERY_S
-            self.cancelled = bool(self.redis.exists(self.cancel_key))
+        if self.watcher is None and now >= self.next_look:
+            self._look(now)
         return self.cancelled
+
+    def _look(self, now: float) -> None:
+        self.next_look = now + self.CHECK_EVERY_S
+        if self.cancel_key:
+            self.cancelled = bool(self.redis.exists(self.cancel_key))
 
     @contextmanager
     def watched(self) -> Iterator[bytearray]:
-        """A stop flag for engine.count, set by a thread that looks at the
-        bounds while a long count runs in C (it releases the GIL)."""
+        """Looks at the bounds from a thread while the work runs, so that it
+        never waits for a look's round trip (on a busy machine Redis may
+        not answer within a scheduler's time slice); over() then only reads
+        what the thread found. Yields a stop flag the thread sets when the
+        bounds say stop, for engine.count to read while a long count runs in
+        C (it releases the GIL)."""
         stop = bytearray(1)
         done = threading.Event()
 
         def watch() -> None:
-            while not done.wait(self.CHECK_EVERY_S):
-                if self.over():
-                    stop[0] = 1
-                    return
+            try:
+                while not done.wait(max(0.0, self.next_look - time.monotonic())):
+                    self._look(time.monotonic())
+                    if self.over():
+                        break
+            except Exception as exc:  # noqa: BLE001 - raised by over() in the work's thread
+                self.failure = exc
+            stop[0] = not done.is_set()
 
-        watcher = threading.Thread(target=watch, name="bounds", daemon=True)
-        watcher.start()
+        self.watcher = threading.Thread(target=watch, name="bounds", daemon=True)
+        self.watcher.start()
         try:
             yield stop
         finally:
             done.set()
-            watcher.join()
+            self.watcher.join()
+            self.watcher = None
 
     def report(self, result: dict[str, Any], uncounted: list[int]) -> dict[str, Any]:
         result.update(uncounted=uncounted, cancelled=self.cancelled,
@@ -120,16 +139,17 @@ def count_many(redis: Redis, s: CountManySpec) -> dict[str, Any]:
     complete = bytearray()
     parts: list[str] = []
     size = FIRST_SLICE
-    while len(counts) < n and not work.over():
-        start = len(counts)
-        began = time.monotonic()
-        found, done, first = engine.count_many(packed[start * 81 : (start + size) * 81], s.limit, cap,
-                                               s.include_solution)
-        counts += found
-        complete += done
-        parts.append(first or "")
-        if time.monotonic() - began < CallWork.CHECK_EVERY_S / 2:
-            size *= 2
+    with work.watched():
+        while len(counts) < n and not work.over():
+            start = len(counts)
+            began = time.monotonic()
+            found, done, first = engine.count_many(packed[start * 81 : (start + size) * 81], s.limit, cap,
+                                                   s.include_solution)
+            counts += found
+            complete += done
+            parts.append(first or "")
+            if time.monotonic() - began < CallWork.CHECK_EVERY_S / 2:
+                size *= 2
     uncounted = list(range(len(counts), n))  # the boards no slice reached
     counts += [0] * len(uncounted)
     complete += bytes(len(uncounted))
