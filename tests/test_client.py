@@ -124,11 +124,17 @@ def test_pause_and_resume_continue_without_a_gap(client):
     assert draw(frames)[-1] == frames[-1].solution
 
 
-def test_cancel_stops_the_job(client):
+def test_cancel_stops_the_job(client, redis):
     stream = client.watch(LONG, strategy="naive", steps_per_frame=1000)
     next(stream)
     assert stream.cancel()
     assert list(client.attach(stream.job_id, after_seq=stream.last_seq))[-1].outcome == pb.CANCELLED
+    # The service ends the cancelled stream's playback after its client has
+    # gone (it does not wait for it); until then a Cancel still has it to stop.
+    deadline = time.monotonic() + 5
+    while redis.zcard(keys.playbacks(stream.job_id)):
+        assert time.monotonic() < deadline, "the playbacks never ended"
+        time.sleep(0.01)
     assert not client.cancel(stream.job_id)
 
 

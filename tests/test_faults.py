@@ -166,8 +166,12 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, red
     the job is requeued and another worker finishes it."""
     expected = engine.Stepper(ENDLESS, strategy="naive", max_steps=100_000_000)
     expected.skip(100_000_000)
+    # A watched search: the worker measures it, then writes its frames, so
+    # the job outlasts the 1.05 s between the two signals by far (an
+    # unwatched one took 1.4 s here, too close).
+    pacing = pb.Pacing(duration_ms=10_000, fps=30, unpaced=True)
     for signals in (1, 2):
-        reader = Reader(stub.Solve(long_solve(), timeout=TIMEOUT))
+        reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
         assert reader.first.wait(TIMEOUT)
         pid = worker_running(redis, reader.items[0].job_id)
         os.kill(pid, signal.SIGTERM)
@@ -176,8 +180,10 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, red
             os.kill(pid, signal.SIGTERM)
         reader.join(TIMEOUT)
         assert reader.error is None, reader.error
-        last = reader.items[-1]
-        assert (last.outcome, last.counters.steps, last.board) == (pb.GAVE_UP, expected.steps, expected.board)
+        frames = reader.items
+        assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+        assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, expected.steps)
+        assert draw(frames)[-1] == expected.board
 
 
 def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_service, redis):
