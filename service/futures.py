@@ -98,9 +98,12 @@ class Outliving:
         return task
 
     async def close(self, grace: float = 0.0) -> None:
-        """Gives the tasks `grace` seconds, then cancels those left and waits
-        for their clean-up (stop)."""
-        pending = set(self.tasks)
-        if pending and grace > 0:
-            _, pending = await asyncio.wait(pending, timeout=grace)
-        await stop(pending)
+        await settle(self.tasks, grace)
+
+
+async def settle(tasks: Iterable[asyncio.Task], grace: float) -> None:
+    """Gives the tasks `grace` seconds to end, then stops those left (stop)."""
+    pending = {task for task in tasks if not task.done()}
+    if pending and grace > 0:
+        _, pending = await asyncio.wait(pending, timeout=grace)
+    await stop(pending)

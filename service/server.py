@@ -168,15 +168,9 @@ class Calls:
 
     async def settle(self, timeout: float) -> None:
         """Waits `timeout` for the calls to end, then cancels those left and
-        waits for their clean-up (bounded by Redis's timeouts, whatever the
-        grace: a stop with none still leaves nothing running)."""
-        pending = {task for task in self.tasks if not task.done()}
-        if pending:
-            _, pending = await asyncio.wait(pending, timeout=timeout)
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.wait(pending, timeout=futures.CLEAN_UP_S)
+        waits for their clean-up (futures.settle: bounded whatever the grace,
+        so a stop with none still leaves nothing running)."""
+        await futures.settle(self.tasks, timeout)
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):

@@ -28,6 +28,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from service import futures
 from service.relay import is_last
 from sudoku import connections, keys, scripts
 
@@ -74,7 +75,7 @@ class Stops:
         self.ttl_s = ttl_s
         self.open: dict[str, set[Playback]] = {}
         self.task: asyncio.Task | None = None
-        self.leaving: set[asyncio.Task] = set()  # playbacks being removed from Redis
+        self.leaving = futures.Outliving()  # playbacks being removed from Redis
         self.closing = False
         self._record_max = redis.register_script(scripts.RECORD_MAX.source)
 
@@ -82,8 +83,8 @@ class Stops:
         self.task = asyncio.create_task(self._follow(), name="stops")
 
     async def close(self) -> None:
-        if self.leaving:  # streams that just ended (a stopping server cancels them) finish leaving
-            await asyncio.wait(self.leaving, timeout=1.0)
+        # Streams that just ended (a stopping server cancels them) finish leaving.
+        await self.leaving.close(grace=1.0)
         self.closing = True
         if self.task is not None:
             # redis-py may swallow a cancellation that lands in a blocked
@@ -91,7 +92,7 @@ class Stops:
             self.task.cancel()
             await asyncio.wait((self.task,), timeout=0.5)
             await self.follower.aclose()
-            await asyncio.gather(self.task, return_exceptions=True)
+            await futures.stop([self.task])
         else:
             await self.follower.aclose()
 
@@ -142,10 +143,7 @@ class Stops:
                 if not here:
                     del self.open[job_id]
             if counted:
-                leaving = asyncio.ensure_future(self._leave(playback))
-                self.leaving.add(leaving)
-                leaving.add_done_callback(self.leaving.discard)
-                await asyncio.shield(leaving)
+                await asyncio.shield(self.leaving.spawn(self._leave(playback)))
 
     async def _enter(self, playback: Playback) -> None:
         """Counts the playback and reads the job's cancel record, in one round trip."""
