@@ -147,7 +147,7 @@ class BatchCounter:
         try:
             spec = validate.count_spec(request, self.settings)
         except Invalid as exc:
-            return error_reply(index, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            return error_reply(index, exc.code, str(exc))
         group.items.append((index, spec))
         return group, len(group.items) - 1
 

@@ -51,6 +51,14 @@ def _cpu_quota(cgroup: str) -> float | None:
 MAX_SAFE_STEPS = 2**53 - 1
 
 
+def batch_message_bytes(boards: int) -> int:
+    """The largest CountMany or GradeMany request of `boards` boards, in the
+    largest encoding: JSON whose packed_boards is base64 (4 characters per
+    3 bytes), or boards as a JSON list (81 characters, quotes and a comma),
+    with room for the other fields and whitespace."""
+    return max(boards * 81 * 4 // 3, boards * 84) + 64 * 1024
+
+
 @dataclass
 class Settings:
     # Where the gRPC server listens.
@@ -69,43 +77,55 @@ class Settings:
     # The queues a worker process takes jobs from: "all", or "interactive".
     worker_queues: str = field(default="all", metadata={"env": "SUDOKU_WORKER_QUEUES"})
     # Ceilings: requests asking for more (or for 0, "the most you allow") get these.
-    max_steps: int = field(default=100_000_000, metadata={"env": "SUDOKU_MAX_STEPS"})
-    max_time_ms: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_TIME_MS"})
-    max_duration_ms: int = field(default=600_000, metadata={"env": "SUDOKU_MAX_DURATION_MS"})
-    max_fps: int = field(default=60, metadata={"env": "SUDOKU_MAX_FPS"})
-    max_frames: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_FRAMES"})
+    # Every setting marked "ceiling" is reported by GetLimits
+    # (service/server.py limits); tests/test_config.py fails when a max_
+    # setting is not. The defaults suit a service facing the
+    # internet: README's "Limits" says which to raise for trusted callers.
+    # 10^7 steps is about a quarter of a second of a worker.
+    max_steps: int = field(default=10_000_000, metadata={"env": "SUDOKU_MAX_STEPS", "ceiling": True})
+    max_time_ms: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_TIME_MS", "ceiling": True})
+    max_duration_ms: int = field(default=600_000, metadata={"env": "SUDOKU_MAX_DURATION_MS", "ceiling": True})
+    max_fps: int = field(default=60, metadata={"env": "SUDOKU_MAX_FPS", "ceiling": True})
+    max_frames: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_FRAMES", "ceiling": True})
+    # CountRequest.limit at most (more is INVALID_ARGUMENT, not clamped: a
+    # count to another limit is another answer).
+    max_count_limit: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_COUNT_LIMIT", "ceiling": True})
     # Defaults for a watched solve that does not say.
-    default_duration_ms: int = field(default=10_000, metadata={"env": "SUDOKU_DEFAULT_DURATION_MS"})
-    default_fps: int = field(default=30, metadata={"env": "SUDOKU_DEFAULT_FPS"})
-    keyframe_every: int = field(default=30, metadata={"env": "SUDOKU_KEYFRAME_EVERY"})
+    default_duration_ms: int = field(default=10_000, metadata={"env": "SUDOKU_DEFAULT_DURATION_MS", "ceiling": True})
+    default_fps: int = field(default=30, metadata={"env": "SUDOKU_DEFAULT_FPS", "ceiling": True})
+    keyframe_every: int = field(default=30, metadata={"env": "SUDOKU_KEYFRAME_EVERY", "ceiling": True})
     # A job's frames stay this long after it ends (Watch works until then),
     # or only unwatched_ttl_s when nobody was reading them as it ended.
-    stream_ttl_s: int = field(default=600, metadata={"env": "SUDOKU_STREAM_TTL_S"})
+    stream_ttl_s: int = field(default=600, metadata={"env": "SUDOKU_STREAM_TTL_S", "ceiling": True})
     unwatched_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_UNWATCHED_TTL_S"})
     # Frames kept per stream; 0 means max_frames + 2, so a whole search fits.
     stream_maxlen: int = field(default=0, metadata={"env": "SUDOKU_STREAM_MAXLEN"})
     # Jobs waiting in the queue beyond which new calls get RESOURCE_EXHAUSTED.
-    queue_bound: int = field(default=10_000, metadata={"env": "SUDOKU_QUEUE_BOUND"})
+    queue_bound: int = field(default=10_000, metadata={"env": "SUDOKU_QUEUE_BOUND", "ceiling": True})
     # RPCs served at once; more get RESOURCE_EXHAUSTED at once, not a timeout.
-    max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS"})
+    max_concurrent_rpcs: int = field(default=2_000, metadata={"env": "SUDOKU_MAX_CONCURRENT_RPCS", "ceiling": True})
     # Frames a second this process promises its open streams at most (a
     # paced stream counts its fps, an unpaced one 100); a stream past it gets
     # RESOURCE_EXHAUSTED at once. bench/frames.py measures what one process delivers.
-    max_frame_rate: int = field(default=5_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE"})
+    max_frame_rate: int = field(default=5_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE", "ceiling": True})
     # The share of max_frame_rate one client connection may hold, so that
     # one greedy connection cannot lock every other client out.
-    max_frame_rate_per_connection: int = field(default=1_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE_PER_CONNECTION"})
+    max_frame_rate_per_connection: int = field(default=1_000, metadata={"env": "SUDOKU_MAX_FRAME_RATE_PER_CONNECTION",
+                                                                        "ceiling": True})
     # A frame stream whose client has taken no message for this long is
     # ended (UNAVAILABLE: resume with Watch) and its share of the budget freed.
-    stream_idle_s: int = field(default=10, metadata={"env": "SUDOKU_STREAM_IDLE_S"})
+    stream_idle_s: int = field(default=10, metadata={"env": "SUDOKU_STREAM_IDLE_S", "ceiling": True})
     # Pacing.runs: how much play time one message of frames carries.
-    run_ms: int = field(default=250, metadata={"env": "SUDOKU_RUN_MS"})
+    run_ms: int = field(default=250, metadata={"env": "SUDOKU_RUN_MS", "ceiling": True})
     # Streams one client connection may have open at once (HTTP/2 setting).
-    max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION"})
-    # Largest request accepted. A board is 81 bytes, but a 10 MB one should
-    # still get INVALID_ARGUMENT naming the field rather than a transport
-    # error; beyond this, gRPC answers RESOURCE_EXHAUSTED itself.
-    max_message_bytes: int = field(default=16 * 1024 * 1024, metadata={"env": "SUDOKU_MAX_MESSAGE_BYTES"})
+    max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION",
+                                                                   "ceiling": True})
+    # Largest request of CountMany and GradeMany (after decompression), the
+    # only messages that carry many boards; 0: what max_chunk boards need
+    # in the largest encoding (JSON with packed_boards in base64). Every
+    # other request may hold service.decoding.SMALL_REQUEST_BYTES. A larger
+    # request is refused before it is parsed (or inflated further).
+    max_message_bytes: int = field(default=0, metadata={"env": "SUDOKU_MAX_MESSAGE_BYTES", "ceiling": True})
     # RQ worker class: "simple" runs jobs in the worker process (fast; see
     # README "Workers"), "fork" forks a child per job (isolated, slower).
     worker_class: str = field(default="simple", metadata={"env": "SUDOKU_WORKER_CLASS"})
@@ -114,18 +134,19 @@ class Settings:
     # CountBatch: puzzles per RQ job, jobs in flight per call, requests per call.
     batch_size: int = field(default=256, metadata={"env": "SUDOKU_BATCH_SIZE"})
     batch_inflight: int = field(default=8, metadata={"env": "SUDOKU_BATCH_INFLIGHT"})
-    max_batch: int = field(default=10_000_000, metadata={"env": "SUDOKU_MAX_BATCH"})
+    max_batch: int = field(default=1_000_000, metadata={"env": "SUDOKU_MAX_BATCH", "ceiling": True})
     # CountMany: boards per request at most, and per RQ job (bench/count.py).
-    max_chunk: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_CHUNK"})
-    # CountBatch and CountMany: worker time one call may take in all, seconds.
-    max_call_work_s: int = field(default=3_600, metadata={"env": "SUDOKU_MAX_CALL_WORK_S"})
+    max_chunk: int = field(default=20_000, metadata={"env": "SUDOKU_MAX_CHUNK", "ceiling": True})
+    # Every batch and streaming call (CountBatch, CountMany, GradeMany,
+    # Generate): worker time one call may take in all, seconds.
+    max_call_work_s: int = field(default=300, metadata={"env": "SUDOKU_MAX_CALL_WORK_S", "ceiling": True})
     many_job_size: int = field(default=16_384, metadata={"env": "SUDOKU_MANY_JOB_SIZE"})
     # GradeMany: boards per request at most, and per RQ job (a hard puzzle's
     # grade takes up to a second; an easy one's microseconds).
-    max_grade_chunk: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GRADE_CHUNK"})
+    max_grade_chunk: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GRADE_CHUNK", "ceiling": True})
     grade_job_size: int = field(default=64, metadata={"env": "SUDOKU_GRADE_JOB_SIZE"})
     # Generate: puzzles per call at most, and per RQ job.
-    max_generate: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GENERATE"})
+    max_generate: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GENERATE", "ceiling": True})
     generate_job_size: int = field(default=8, metadata={"env": "SUDOKU_GENERATE_JOB_SIZE"})
     # Identical count and hint requests within this many seconds are answered
     # from a cache (0 turns it off).
@@ -148,6 +169,10 @@ class Settings:
     # The same API for browsers (Connect, gRPC-Web, gRPC over HTTP/1.1 and
     # HTTP/2) and the page at `/` (service/web.py); empty turns it off.
     http_listen: str = field(default="127.0.0.1:8080", metadata={"env": "SUDOKU_HTTP_LISTEN", "empty": True})
+    # Connections one client address may hold open to that port at once
+    # (service/http_server.py); more are closed as they are accepted.
+    http_connections_per_client: int = field(default=128, metadata={"env": "SUDOKU_HTTP_CONNECTIONS_PER_CLIENT",
+                                                                    "ceiling": True})
     # Other origins whose pages may call that API (CORS), comma-separated
     # (`https://game.example`), or `*` for any; empty: only the page's own.
     http_origins: str = field(default="", metadata={"env": "SUDOKU_HTTP_ORIGINS"})
@@ -158,6 +183,8 @@ class Settings:
             raise SystemExit(f"SUDOKU_MAX_STEPS={self.max_steps}: must be 1 to {MAX_SAFE_STEPS} (2^53 - 1)")
         if self.stream_maxlen <= 0:
             self.stream_maxlen = self.max_frames + 2
+        if self.max_message_bytes <= 0:
+            self.max_message_bytes = batch_message_bytes(max(self.max_chunk, self.max_grade_chunk))
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> Settings:

@@ -17,7 +17,6 @@ import grpc
 from service import validate
 from service.callbudget import TooMany
 from service.config import Settings
-from service.decoding import Undecodable
 from service.queueing import Jobs
 from service.replies import item_error
 from service.validate import Invalid
@@ -43,11 +42,10 @@ class Grader:
         seen = 0
         async for request in requests:
             try:
-                if isinstance(request, Undecodable):
-                    raise Invalid(request.message)
-                packed, positions, errors, n = validate.many_boards(request, self.settings.max_grade_chunk)
+                packed, positions, errors, n = validate.many_boards(validate.parsed(request),
+                                                                    self.settings.max_grade_chunk)
             except Invalid as exc:
-                yield pb.GradeManyReply(error=item_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc)))
+                yield pb.GradeManyReply(error=item_error(exc.code, str(exc)))
                 continue
             seen += n
             if seen > self.settings.max_batch:

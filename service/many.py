@@ -28,7 +28,6 @@ from redis.exceptions import RedisError
 from service import validate
 from service.callbudget import CallBudget, TooMany
 from service.config import Settings
-from service.decoding import Undecodable
 from service.futures import Outliving, finish, seen
 from service.queueing import Jobs, new_job_id
 from service.replies import item_error
@@ -112,15 +111,13 @@ class ManyCounter:
         except Exception as exc:  # noqa: BLE001 - handed to the reply stream
             await ordered.put(exc)
 
-    def _check(self, request: pb.CountManyRequest | Undecodable) -> _Checked | pb.CountManyReply:
+    def _check(self, request) -> _Checked | pb.CountManyReply:
         """The request's options and boards, or the reply naming what is wrong with it."""
         try:
-            if isinstance(request, Undecodable):
-                raise Invalid(request.message)
-            options = validate.count_options(request, self.settings)
+            options = validate.count_options(validate.parsed(request), self.settings)
             return _Checked(options, *validate.many_boards(request, self.settings.max_chunk))
         except Invalid as exc:
-            return pb.CountManyReply(error=item_error(grpc.StatusCode.INVALID_ARGUMENT, str(exc)))
+            return pb.CountManyReply(error=item_error(exc.code, str(exc)))
 
     async def _launch(self, checked: _Checked, room: asyncio.Semaphore, budget: CallBudget) -> asyncio.Future:
         """Queues the request's jobs; returns the future of its reply."""

@@ -41,6 +41,11 @@ ACTIVE_STREAMS = Gauge(
     "Open streaming calls of sudoku.v1.Sudoku (Solve, Watch, CountBatch, CountMany, GradeMany, Generate)",
     ["method"],
 )
+HTTP_REFUSED = Counter(
+    "sudoku_http_refused",
+    "HTTP port requests and connections refused before any RPC ran, by reason",
+    ["reason"],
+)
 JOB_LATENCY = Histogram(
     "sudoku_job_latency_seconds",
     "Time from queueing a job to its result reaching the service, by job kind",

@@ -25,7 +25,7 @@ from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
 from service.validate import Invalid
 from sudoku import keys
-from sudoku.specs import Spec, SolveSpec
+from sudoku.specs import SolveSpec, Spec
 from sudoku.v1 import sudoku_pb2 as pb
 
 

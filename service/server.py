@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import inspect
 import logging
@@ -26,14 +27,14 @@ from redis.exceptions import RedisError, ResponseError
 from service import admission, decoding, futures, metrics, reflection_v1, relay, security, validate, waiting, web
 from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter
-from service.callbudget import BudgetSpent, TooMany
-from service.many import ManyCounter
 from service.cache import ResultCache, count_key, grade_key, hint_key
-from service.generating import Generator, NoPuzzle
-from service.grading import Grader, grade_spec
+from service.callbudget import BudgetSpent, TooMany
 from service.config import Settings
 from service.enqueue import Enqueuer
+from service.generating import Generator, NoPuzzle
+from service.grading import Grader, grade_spec
 from service.hub import ShuttingDown, StreamHub
+from service.many import ManyCounter
 from service.pacing import Schedule
 from service.queueing import Jobs, QueueFull, StoreFull, memory_verdict, new_job_id
 from service.relay import Relay, Trimmed
@@ -57,7 +58,7 @@ class Unavailable(Exception):
 
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     if isinstance(exc, Invalid):
-        return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+        return exc.code, str(exc)
     if isinstance(exc, ShuttingDown):
         return grpc.StatusCode.UNAVAILABLE, (
             "the service is shutting down; resume with Watch(job_id, after_seq) on another instance"
@@ -99,10 +100,18 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     return None
 
 
+# Ceilings that Limits gives under another name, in other units.
+LIMITS_RENAMED = {"stream_idle_s": ("stream_idle_ms", 1000)}
+
+
 def limits(settings: Settings) -> pb.Limits:
-    """GetLimits' reply: the settings of the same names, and two that are not settings."""
-    same = {f.name: getattr(settings, f.name) for f in pb.Limits.DESCRIPTOR.fields if hasattr(settings, f.name)}
-    return pb.Limits(**same, max_count_limit=validate.MAX_COUNT_LIMIT, stream_idle_ms=settings.stream_idle_s * 1000)
+    """GetLimits' reply: every setting marked a ceiling (service/config.py), and the bound of small requests."""
+    reply = pb.Limits(max_request_bytes=decoding.SMALL_REQUEST_BYTES)
+    for f in dataclasses.fields(settings):
+        if f.metadata.get("ceiling"):
+            name, scale = LIMITS_RENAMED.get(f.name, (f.name, 1))
+            setattr(reply, name, getattr(settings, f.name) * scale)
+    return reply
 
 
 def statuses(method):
@@ -356,9 +365,8 @@ class App:
         await futures.stop(task for task in (self.monitor, self.renewer) if task is not None)
         await self.health.enter_graceful_shutdown()
         self.hub.end_streams(keys.frames(""))
-        await self.server.stop(grace)
-        if self.http is not None:
-            await self.http.stop()
+        # Both ports at once: each gives its calls `grace`, then cuts them.
+        await asyncio.gather(self.server.stop(grace), *([self.http.stop(grace)] if self.http is not None else []))
         await self.servicer.calls.settle(grace)
         await self.servicer.many.close()
         await self.servicer.batches.close()
@@ -434,7 +442,7 @@ async def start(settings: Settings) -> App:
     enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
     jobs = Jobs(settings, sync_redis, hub, enqueuer)
     server = grpc.aio.server(
-        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(),
+        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(settings.max_message_bytes),
                       admission.IdleStreams(settings.stream_idle_s)],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[

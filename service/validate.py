@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+import grpc
+
 from service.config import Settings
 from service.decoding import Undecodable
 from sudoku import grid
@@ -20,7 +22,6 @@ from worker.hints import check_entries, check_pencil_marks
 
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-MAX_COUNT_LIMIT = 1_000_000
 
 STRATEGIES = {pb.STRATEGY_UNSPECIFIED: "mrv", pb.STRATEGY_MRV: "mrv", pb.STRATEGY_NAIVE: "naive"}
 TIE_BREAKS = {
@@ -33,7 +34,20 @@ VIEWS = {pb.VIEW_UNSPECIFIED: "final", pb.VIEW_FINAL: "final", pb.VIEW_SEARCH: "
 
 
 class Invalid(ValueError):
-    """A request is wrong; str() is the message for the client."""
+    """A request is wrong; str() is the message for the client, `code` its
+    status: INVALID_ARGUMENT, or RESOURCE_EXHAUSTED for a request over its
+    RPC's size bound (service/decoding.py), which is refused unread."""
+
+    def __init__(self, message: str, code: grpc.StatusCode = grpc.StatusCode.INVALID_ARGUMENT):
+        super().__init__(message)
+        self.code = code
+
+
+def parsed(request):
+    """The request, unless it is an Undecodable one: then its Invalid."""
+    if isinstance(request, Undecodable):
+        raise Invalid(request.message, request.code)
+    return request
 
 
 def board(text: str, field: str) -> str:
@@ -146,9 +160,7 @@ def _pacing(pacing: pb.Pacing, spec: SolveSpec, settings: Settings, adjustments:
 
 
 def count_spec(request: pb.CountRequest | Undecodable, settings: Settings) -> CountSpec:
-    if isinstance(request, Undecodable):  # a CountBatch item that did not parse
-        raise Invalid(request.message)
-    options = count_options(request, settings)
+    options = count_options(parsed(request), settings)  # a CountBatch item may not have parsed
     return CountSpec(board=board(request.board, "board"), **options)
 
 
@@ -156,8 +168,8 @@ def count_options(request: pb.CountRequest | pb.CountManyRequest, settings: Sett
     """limit, max_steps, time_limit_ms and include_solution, checked and capped."""
     if request.limit < 0:
         raise Invalid(f"limit: must not be negative, got {request.limit}")
-    if request.limit > MAX_COUNT_LIMIT:
-        raise Invalid(f"limit: at most {MAX_COUNT_LIMIT}, got {request.limit}")
+    if request.limit > settings.max_count_limit:
+        raise Invalid(f"limit: at most {settings.max_count_limit} (GetLimits max_count_limit), got {request.limit}")
     ignored: list[str] = []
     return {
         "limit": request.limit or 2,

@@ -18,6 +18,7 @@ call the API only when SUDOKU_HTTP_ORIGINS names it (CORS).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 from dataclasses import dataclass
@@ -26,18 +27,18 @@ from urllib.parse import urlsplit
 
 import grpc
 from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.errors import ConnectError
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf.message_factory import GetMessageClass
-from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
-from service import decoding, metrics, security
+from service import decoding, metrics, security, web_codecs
 from service.config import Settings
 from service.decoding import Undecodable
+from service.http_server import HttpServer
+from service.web_codecs import LenientJsonCodec, LenientProtoCodec
 from sudoku.v1 import sudoku_pb2 as pb
 
 log = logging.getLogger("sudoku.http")
@@ -109,6 +110,7 @@ class CallContext:
 
     def __init__(self, ctx: RequestContext):
         self._ctx = ctx
+        self.json = "json" in ctx.request_headers.get("content-type", "")
 
     async def abort(self, code: grpc.StatusCode, details: str = "") -> None:
         raise ConnectError(_CODES.get(code, Code.UNKNOWN), details)
@@ -116,6 +118,10 @@ class CallContext:
     def done(self) -> bool:
         """Whether the call has ended (an HTTP client that leaves cancels the call's task instead)."""
         return False
+
+    def peer(self) -> str:
+        """The client connection (for its share of the frame budget), as grpc.aio names one."""
+        return f"http:{self._ctx.client_address}"
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return tuple(self._ctx.request_headers.allitems())
@@ -125,63 +131,73 @@ class CallContext:
         return None if remaining is None else remaining / 1000
 
 
-def _parsed(request):
+async def _parsed(request):
     # What decoding.LenientDecoding does for unary requests on the gRPC port.
+    request = await web_codecs.resolve(request)
     if isinstance(request, Undecodable):
-        raise ConnectError(Code.INVALID_ARGUMENT, request.message)
+        raise ConnectError(_CODES[request.code], request.message)
     return request
 
 
-def endpoints(servicer) -> dict[str, Endpoint]:
-    """Each method's endpoint: the servicer's own method, called with a CallContext."""
-    found = {}
-    for path, info in method_infos().items():
-        handler = getattr(servicer, info.name)
-        found[path] = _endpoint(info, handler)
-    return found
+async def _each_parsed(requests):
+    """A request stream's items, a big JSON one parsed off the loop; a bad
+    one goes to the servicer, which answers it in its place."""
+    async for request in requests:
+        yield await web_codecs.resolve(request)
 
 
-def _endpoint(info: MethodInfo, handler) -> Endpoint:
+async def _printed(replies, context: CallContext):
+    """A reply stream's messages, a big one printed ahead off the loop for a
+    JSON caller. Closing this closes the servicer's generator, whose finally
+    blocks then run: the server closes it the moment the client goes away."""
+    try:
+        async for reply in replies:
+            yield await web_codecs.printed(reply, context.json)
+    finally:
+        await replies.aclose()
+
+
+def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
+    """The servicer's method `handler` as connectrpc calls it: with a
+    CallContext, big JSON parsed and printed off the loop, and a place of
+    SUDOKU_MAX_CONCURRENT_RPCS taken once the request has arrived (a stream
+    of requests: once the call starts)."""
     if info.stream_type is StreamType.UNARY:
 
         async def unary(request, ctx):
-            return await handler(_parsed(request), CallContext(ctx))
+            context = CallContext(ctx)
+            request = await _parsed(request)
+            with places.taken():
+                return await web_codecs.printed(await handler(request, context), context.json)
 
         return Endpoint.unary(info, unary)
     if info.stream_type is StreamType.SERVER_STREAM:
-        # The servicer's own generator is returned, so that the server closes
-        # it (and its finally blocks run) the moment the client goes away.
-        return Endpoint.server_stream(info, lambda request, ctx: handler(_parsed(request), CallContext(ctx)))
+
+        async def server_stream(request, ctx):
+            context = CallContext(ctx)
+            request = await _parsed(request)
+            with places.taken():
+                async for reply in _printed(handler(request, context), context):
+                    yield reply
+
+        return Endpoint.server_stream(info, server_stream)
     if info.stream_type is StreamType.CLIENT_STREAM:
 
         async def client_stream(requests, ctx):
-            return await handler(requests, CallContext(ctx))
+            context = CallContext(ctx)
+            with places.taken():
+                return await web_codecs.printed(await handler(_each_parsed(requests), context), context.json)
 
         return Endpoint.client_stream(info, client_stream)
+
     # A bad item of a request stream reaches the servicer, which answers it with its own error.
-    return Endpoint.bidi_stream(info, lambda requests, ctx: handler(requests, CallContext(ctx)))
+    async def bidi_stream(requests, ctx):
+        context = CallContext(ctx)
+        with places.taken():
+            async for reply in _printed(handler(_each_parsed(requests), context), context):
+                yield reply
 
-
-class LenientProtoCodec:
-    """Protobuf's binary format through google.protobuf, parsed as the gRPC
-    port parses it (service.decoding): bytes that are not a message become
-    `Undecodable`, naming the field that is not UTF-8."""
-
-    def __init__(self) -> None:
-        self._codec = google_protobuf_binary_codec()
-        self._parsers = {}
-
-    def name(self) -> str:
-        return self._codec.name()
-
-    def encode(self, message) -> bytes:
-        return self._codec.encode(message)
-
-    def decode(self, data, message_class):
-        parse = self._parsers.get(message_class)
-        if parse is None:
-            parse = self._parsers[message_class] = decoding.lenient(message_class.FromString, message_class.DESCRIPTOR)
-        return parse(bytes(data))
+    return Endpoint.bidi_stream(info, bidi_stream)
 
 
 def _code_name(error: Exception | None) -> str:
@@ -225,47 +241,63 @@ class TokenCheck:
         return
 
 
-class ConcurrencyLimit:
+class Places:
     """SUDOKU_MAX_CONCURRENT_RPCS for the calls of this port: one more is
-    refused at once, as grpc.aio refuses it on the gRPC port."""
+    refused at once, as grpc.aio refuses it on the gRPC port. A place is
+    taken once a call's request has arrived, so requests still being sent
+    (slowly, or never finished) hold none."""
 
     def __init__(self, limit: int):
         self.limit = limit
         self.active = 0
 
-    async def on_start(self, ctx: RequestContext) -> None:
+    @contextlib.contextmanager
+    def taken(self):
         if self.active >= self.limit:
             raise ConnectError(
                 Code.RESOURCE_EXHAUSTED,
                 f"this instance is serving all the calls it takes at once ({self.limit}); retry later or elsewhere",
             )
         self.active += 1
-
-    async def on_end(self, token, ctx: RequestContext, error: Exception | None) -> None:
-        self.active -= 1
+        try:
+            yield
+        finally:
+            self.active -= 1
 
 
 class SudokuApplication(ConnectASGIApplication):
-    """sudoku.v1.Sudoku over Connect, gRPC-Web and gRPC, answered by `servicer`."""
+    """One method of sudoku.v1.Sudoku over Connect, gRPC-Web and gRPC,
+    answered by `servicer`: one application per method, so that each reads
+    (and inflates) at most its method's bound (service.decoding.request_bound)."""
 
-    def __init__(self, servicer, settings: Settings):
-        # Metadata interceptors listed first run before the request is read:
-        # a refused call is counted, and its body never parsed.
-        interceptors = [CallMetrics()]
-        if settings.auth_token:
-            interceptors.append(TokenCheck(settings.auth_token))
-        interceptors.append(ConcurrencyLimit(settings.max_concurrent_rpcs))
+    def __init__(self, servicer, settings: Settings, info: MethodInfo | None, interceptors: list, places: Places):
+        path = f"/{SERVICE.full_name}/{info.name}" if info is not None else None
         super().__init__(
             service=servicer,
-            endpoints=endpoints,
+            endpoints=lambda service: ({path: _endpoint(info, getattr(service, info.name), places)} if info else {}),
             interceptors=interceptors,
-            read_max_bytes=settings.max_message_bytes,
-            codecs=[LenientProtoCodec(), google_protobuf_json_codec()],
+            read_max_bytes=decoding.request_bound(info.name if info else "", settings.max_message_bytes),
+            codecs=[LenientProtoCodec(), LenientJsonCodec(web_codecs.value_budgets(settings.max_chunk,
+                                                                                   settings.max_grade_chunk))],
         )
 
     @property
     def path(self) -> str:
         return "/" + SERVICE.full_name
+
+
+def applications(servicer, settings: Settings) -> tuple[dict[str, SudokuApplication], SudokuApplication]:
+    """The application of each method by URL path, and one for every other
+    path (which answers 404) and the lifespan."""
+    # Metadata interceptors run before the request is read: a refused call
+    # is counted, and its body never read.
+    interceptors: list = [CallMetrics()]
+    if settings.auth_token:
+        interceptors.append(TokenCheck(settings.auth_token))
+    places = Places(settings.max_concurrent_rpcs)
+    apps = {path: SudokuApplication(servicer, settings, info, interceptors, places)
+            for path, info in method_infos().items()}
+    return apps, SudokuApplication(servicer, settings, None, interceptors, places)
 
 
 def allowed_origins(setting: str) -> frozenset[str]:
@@ -308,16 +340,34 @@ def _static_files() -> dict[str, tuple[bytes, bytes]]:
 
 class WebApplication:
     """The ASGI application of the HTTP port: the page's files, and the API
-    with CORS for the origins allowed."""
+    with CORS for the origins allowed. What each request may take of the
+    port is bounded here: a request no RPC can take is refused before
+    connectrpc sees it (_refusal), its body must arrive in time (_Body), and
+    a reply its client does not take for `idle_s` ends the call (_timed)."""
 
-    def __init__(self, api: SudokuApplication, origins: frozenset[str]):
-        self.api = api
+    def __init__(self, apis: tuple[dict[str, SudokuApplication], SudokuApplication], origins: frozenset[str],
+                 idle_s: float):
+        self.apis, self.api = apis
         self.origins = origins
+        self.idle_s = idle_s
         self.files = _static_files()
+        self.streaming = {path for path, info in method_infos().items()
+                          if info.stream_type in (StreamType.CLIENT_STREAM, StreamType.BIDI_STREAM)}
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.api(scope, receive, send)  # lifespan
+        if scope["type"] == "lifespan":
+            await self.api(scope, receive, send)
+            return
+        if scope["type"] != "http":  # a websocket: refused before it is accepted
+            await receive()
+            await send({"type": "websocket.close", "code": 1003})
+            metrics.HTTP_REFUSED.labels("websocket").inc()
+            return
+        refusal = _refusal(scope)
+        if refusal is not None:
+            status, reason, text = refusal
+            metrics.HTTP_REFUSED.labels(reason).inc()
+            await _respond(send, status, [(b"content-type", b"text/plain; charset=utf-8")], text.encode() + b"\n")
             return
         origin = _header(scope, b"origin")
         allowed = origin is not None and ("*" in self.origins or origin.lower() in self.origins)
@@ -332,7 +382,11 @@ class WebApplication:
             return
         if allowed:
             send = _with_cors(send, origin)
-        await self.api(scope, receive, send)
+        receive = _Body(receive, scope["path"] in self.streaming)
+        try:
+            await self.apis.get(scope["path"], self.api)(scope, receive, _timed(send, self.idle_s))
+        except IdleStream:
+            pass  # the call has ended: its client reads nothing, so there is nobody to tell
 
     async def _preflight(self, send, origin: str, allowed: bool) -> None:
         if not allowed:
@@ -348,6 +402,110 @@ class WebApplication:
             (b"vary", b"origin"),
         ]
         await _respond(send, 204, headers, b"")
+
+
+# A request's body (a unary call's, or one message of a stream of requests)
+# must arrive within BODY_S of its start, and a long message at
+# MIN_BODY_RATE bytes a second at least; a stream may pause between messages.
+BODY_S = 10.0
+MIN_BODY_RATE = 64 * 1024
+
+
+class _Body:
+    """The request's receive(), timed: a body (or message) that does not
+    arrive in time ends the call DEADLINE_EXCEEDED, so a client that sends
+    part of a request holds the port no longer than BODY_S."""
+
+    def __init__(self, receive, streaming: bool):
+        self.receive = receive
+        self.loop = asyncio.get_running_loop()
+        self.streaming = streaming
+        self.done = False
+        self.deadline: float | None = None if streaming else self.loop.time() + BODY_S
+        self.header = bytearray()  # of the message now arriving (streams of requests)
+        self.remaining = 0  # bytes of its body still to come
+
+    async def __call__(self):
+        if self.done:
+            return await self.receive()  # the body is in: what is left is the wait for a disconnect
+        timeout = None if self.deadline is None else max(0.0, self.deadline - self.loop.time())
+        try:
+            async with asyncio.timeout(timeout):
+                message = await self.receive()
+        except TimeoutError:
+            metrics.HTTP_REFUSED.labels("slow_body").inc()
+            raise ConnectError(Code.DEADLINE_EXCEEDED, f"the request did not arrive within {BODY_S:g} s "
+                               f"(at least {MIN_BODY_RATE // 1024} KiB/s for a long one); it was dropped") from None
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.done = True
+        elif self.streaming:
+            self._track(message.get("body", b""))
+        return message
+
+    def _track(self, data: bytes) -> None:
+        """Follows the envelopes (5 bytes: flags, length) of a stream of
+        requests: a deadline runs while a message is arriving, none between."""
+        at = 0
+        while at < len(data):
+            if self.remaining:
+                taken = min(self.remaining, len(data) - at)
+                self.remaining -= taken
+                at += taken
+            else:
+                if not self.header and self.deadline is None:
+                    self.deadline = self.loop.time() + BODY_S
+                taken = min(5 - len(self.header), len(data) - at)
+                self.header += data[at : at + taken]
+                at += taken
+                if len(self.header) < 5:
+                    continue
+                self.remaining = int.from_bytes(self.header[1:5], "big")
+                self.header.clear()
+                self.deadline = self.loop.time() + max(BODY_S, self.remaining / MIN_BODY_RATE)
+            if not self.remaining and not self.header:
+                self.deadline = None
+
+
+class IdleStream(ConnectError):
+    """A reply stream its client took nothing of for the idle time."""
+
+
+def _timed(send, idle_s: float):
+    """The request's send(), where a part of a streamed reply that the
+    client does not take for `idle_s` (HTTP/2 flow control, or a full TCP
+    buffer) ends the call, freeing its share of the frame budget, as on the
+    gRPC port (service/admission.py IdleStreams); service/http_server.py
+    then resets the stream."""
+
+    async def timed(message) -> None:
+        if message["type"] != "http.response.body" or not message.get("more_body", False):
+            await send(message)
+            return
+        try:
+            async with asyncio.timeout(idle_s):
+                await send(message)
+        except TimeoutError:
+            metrics.HTTP_REFUSED.labels("idle_stream").inc()
+            raise IdleStream(Code.UNAVAILABLE, f"the stream took no frame for {idle_s:g} s and was closed; "
+                             "resume with Watch(job_id, after_seq)") from None
+
+    return timed
+
+
+def _refusal(scope) -> tuple[int, str, str] | None:
+    """(HTTP status, metric reason, message) for a request no RPC can take,
+    which connectrpc would meet with an exception (and a traceback in the log)."""
+    for key, value in scope["headers"]:
+        try:
+            key.decode("utf-8"), value.decode("utf-8")
+        except UnicodeDecodeError:
+            return 400, "bad_header", f"header {key.decode('latin-1')!r}: its value is not UTF-8"
+    content_type = _header(scope, b"content-type") or ""
+    grpc = content_type.startswith("application/grpc") and not content_type.startswith("application/grpc-web")
+    if grpc and scope.get("http_version") != "2":
+        return (505, "http2_required", "gRPC needs HTTP/2; over HTTP/1.1 use the Connect protocol "
+                "(application/proto, application/json) or gRPC-Web (application/grpc-web+proto)")
+    return None
 
 
 def _header(scope, name: bytes) -> str | None:
@@ -406,35 +564,40 @@ class WebServer:
     host: str
     port: int
     scheme: str
-    task: asyncio.Task
-    stopping: asyncio.Event
+    server: HttpServer
 
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{self.scheme}://{host}:{self.port}/"
 
-    async def stop(self) -> None:
-        """Stops taking connections; open calls get hypercorn's graceful timeout to end."""
-        self.stopping.set()
-        await self.task
+    async def stop(self, grace: float) -> None:
+        """Stops taking connections; open calls get `grace` seconds to end, then their connections are closed."""
+        await self.server.stop(grace)
+
+
+# A TLS handshake not done in this long is dropped (hypercorn's default is a minute).
+TLS_HANDSHAKE_S = 10
 
 
 async def start(settings: Settings, servicer) -> WebServer:
     """Serves `servicer` and the page on settings.http_listen."""
     check(settings)
-    app = WebApplication(SudokuApplication(servicer, settings), allowed_origins(settings.http_origins))
+    app = WebApplication(applications(servicer, settings), allowed_origins(settings.http_origins),
+                         settings.stream_idle_s)
     sock = _listening_socket(settings.http_listen)
     host, port = sock.getsockname()[:2]
     config = Config()
-    # hypercorn takes the socket over by its descriptor; detached, only it closes the socket.
-    config.bind = [f"fd://{sock.detach()}"]
     config.h2_max_concurrent_streams = settings.max_streams_per_connection
     config.include_server_header = False
     config.errorlog = log
-    config.graceful_timeout = 5.0
+    config.ssl_handshake_timeout = TLS_HANDSHAKE_S
     if settings.tls_cert:
         config.certfile, config.keyfile = settings.tls_cert, settings.tls_key
-    stopping = asyncio.Event()
-    task = asyncio.create_task(serve(app, config, shutdown_trigger=stopping.wait), name="http")
-    return WebServer(host, port, "https" if settings.tls_cert else "http", task, stopping)
+    server = HttpServer(app, config, sock, settings.http_connections_per_client)
+    try:
+        await server.start()
+    except BaseException:
+        sock.close()
+        raise
+    return WebServer(host, port, "https" if settings.tls_cert else "http", server)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import os
 import shutil
 import socket
@@ -18,17 +19,24 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 
 import grpc
+from connectrpc.client import ConnectClientSync
+from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.protocol import ProtocolType
+from pyqwest import HTTPVersion, SyncClient, SyncHTTPTransport
 from redis import Redis
 from rq.job import Job
 
+from service import web
 from service.config import Settings
 from service.server import App, start
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from worker.attempt import Attempt
 from worker.supervisor import Supervisor
+
 
 def installed_script(name: str) -> str:
     """A console script of this package. It sits next to the running
@@ -85,9 +93,19 @@ def left_behind(pids: list[int], within: float) -> list[int]:
     return [p for p in pids if alive(p)]
 
 
+# Ceilings above the defaults, for the tests that need a long search or
+# count (to stop, cancel or kill it mid-way): each asks for what it needs.
+TEST_CEILINGS = {"max_steps": 10**12, "max_count_limit": 10**6}
+
+
+def ceilings_env() -> dict[str, str]:
+    """TEST_CEILINGS as the environment of a sudoku-server process."""
+    return {f.metadata["env"]: str(TEST_CEILINGS[f.name]) for f in fields(Settings) if f.name in TEST_CEILINGS}
+
+
 def make_settings(redis_url: str, **overrides) -> Settings:
-    """Settings of a service for tests: any port, no workers of its own."""
-    overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **overrides}
+    """Settings of a service for tests: any port, no workers of its own, TEST_CEILINGS."""
+    overrides = {"listen": "127.0.0.1:0", "http_listen": "127.0.0.1:0", "workers": 0, **TEST_CEILINGS, **overrides}
     return Settings.from_env({}, redis_url=redis_url, **overrides)
 
 
@@ -200,7 +218,7 @@ def start_sudoku_server(*args: str, env: dict[str, str]) -> tuple[subprocess.Pop
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=env,
+        env={**ceilings_env(), **env},
     )
     return proc, proc.stdout.readline()
 
@@ -245,6 +263,35 @@ class ServiceThread:
         assert not self.leftover, f"App.stop left these running: {self.leftover}"
 
 
+class LoopLag:
+    """How late the service's event loop ran a task while the block ran
+    (`worst`, seconds): a probe on the loop sleeps EVERY and measures how
+    much later it wakes. A call that holds the loop shows here whole."""
+
+    EVERY = 0.005
+
+    def __init__(self, service: ServiceThread):
+        self.service = service
+        self.worst = 0.0
+        self.stopping = False
+
+    def __enter__(self) -> LoopLag:
+        self.probe = asyncio.run_coroutine_threadsafe(self._probe(), self.service.loop)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopping = True
+        self.probe.result(30)
+        print(f"event loop lag at most {self.worst * 1000:.0f} ms")
+
+    async def _probe(self) -> None:
+        loop = asyncio.get_running_loop()
+        while not self.stopping:
+            before = loop.time()
+            await asyncio.sleep(self.EVERY)
+            self.worst = max(self.worst, loop.time() - before - self.EVERY)
+
+
 async def _drain() -> list[str]:
     """Ends what a stopped service left on its loop, as asyncio.run would, so
     nothing is destroyed pending; returns what that was. App.stop should
@@ -256,3 +303,50 @@ async def _drain() -> list[str]:
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.get_running_loop().shutdown_asyncgens()
     return [repr(task.get_coro()) for task in tasks]
+
+
+# ---- Calling the HTTP port ----
+
+METHODS = web.method_infos()
+TIMEOUT_MS = 30_000
+
+
+class Api:
+    """sudoku.v1.Sudoku through connectrpc's client, by method name."""
+
+    def __init__(self, base: str, protocol=ProtocolType.CONNECT, http2: bool = False, codec=None, token: str = ""):
+        transport = SyncHTTPTransport(http_version=HTTPVersion.HTTP2) if http2 else SyncHTTPTransport()
+        self.http = SyncClient(transport)
+        self.client = ConnectClientSync(
+            base, codec=codec or google_protobuf_binary_codec(), protocol=protocol, http_client=self.http,
+            timeout_ms=TIMEOUT_MS,
+        )
+        self.headers = {"authorization": f"Bearer {token}"} if token else None
+
+    def call(self, method: str, request):
+        return self.client.execute_unary(request=request, method=METHODS[f"/sudoku.v1.Sudoku/{method}"], headers=self.headers)
+
+    def stream(self, method: str, request):
+        info = METHODS[f"/sudoku.v1.Sudoku/{method}"]
+        return self.client.execute_server_stream(request=request, method=info, headers=self.headers)
+
+    def bidi(self, method: str, requests):
+        info = METHODS[f"/sudoku.v1.Sudoku/{method}"]
+        return self.client.execute_bidi_stream(request=iter(requests), method=info, headers=self.headers)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def base_url(service) -> str:
+    return f"http://127.0.0.1:{service.app.http.port}"
+
+
+def post(service, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", service.app.http.port, timeout=30)
+    try:
+        connection.request("POST", path, body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()

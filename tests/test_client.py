@@ -145,7 +145,7 @@ class Restarting:
     def __init__(self, redis_url: str):
         port = free_port()
         # Any HTTP port (make_settings): the default 8080 may be taken.
-        self.settings = lambda: make_settings(redis_url, listen=f"127.0.0.1:{port}")
+        self.settings = lambda: make_settings(redis_url, listen=f"127.0.0.1:{port}", max_count_limit=SLOW_LIMIT)
         self.running = [ServiceThread(self.settings()).start()]
         self.address = self.running[0].address
 

@@ -26,13 +26,16 @@ import pytest
 
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.stack import make_settings
 
 GOOD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 BLANK = "." * 81
 FIRST_BLANK = GOOD.index(".")  # r1c3: a cell where an entry or a new given is legal
-TEN_MB = 10 * 1024 * 1024
+BIG = 16_000  # a board this long still fits in a small request (service.decoding.SMALL_REQUEST_BYTES)
 INT64_MAX, INT64_MIN, INT32_MAX, UINT64_MAX = 2**63 - 1, -(2**63), 2**31 - 1, 2**64 - 1
 CELL_RULE = "is not 1-9, '.' or '0'"
+SETTINGS = make_settings("")  # the session's service's
+MAX_COUNT_LIMIT = SETTINGS.max_count_limit
 TIMEOUT = 30
 OK = grpc.StatusCode.OK
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
@@ -131,7 +134,7 @@ def assert_names(code, details, want_code, field, *words):
 # ---- Every wrong length of every board field ----
 
 
-@pytest.mark.parametrize("length", [0, 80, 82, TEN_MB], ids=["0", "80", "82", "10MB"])
+@pytest.mark.parametrize("length", [0, 80, 82, BIG], ids=["0", "80", "82", "16000"])
 @pytest.mark.parametrize("where", BOARD_FIELDS, ids=str)
 def test_wrong_lengths(stub, where, length):
     text = (where.base * math.ceil(length / 81))[:length]
@@ -140,7 +143,7 @@ def test_wrong_lengths(stub, where, length):
         assert code == OK, details
         return
     assert_names(code, details, INVALID, where.field, f"expected 81 cells, got {length}")
-    assert len(details) < 200  # a 10 MB board is not echoed back
+    assert len(details) < 200  # a long board is not echoed back
 
 
 # ---- Every byte value as a cell ----
@@ -328,7 +331,7 @@ MALFORMED_JOB_IDS = {
     "empty": "",
     "31 hex": "0" * 31,
     "33 hex": "0" * 33,
-    "100k long": "0" * 100_000,
+    "10k long": "0" * 10_000,
     "path": "../../../etc/passwd",
     "path of hex": "0" * 16 + "/" + "0" * 15,
     "upper case": "A" * 32,
@@ -381,8 +384,8 @@ CASES = [
     *(Case(f"Count time_limit_ms {v}", "CountSolutions", count(time_limit_ms=v), "time_limit_ms", ("negative",))
       for v in (-1, INT64_MIN)),
     *(Case(f"Count limit {v}", "CountSolutions", count(limit=v), "limit", ("negative",)) for v in (-1, INT64_MIN)),
-    *(Case(f"Count limit {v}", "CountSolutions", count(limit=v), "limit", ("at most 1000000", str(v)))
-      for v in (1_000_001, INT64_MAX)),
+    *(Case(f"Count limit {v}", "CountSolutions", count(limit=v), "limit", (f"at most {MAX_COUNT_LIMIT}", str(v)))
+      for v in (MAX_COUNT_LIMIT + 1, INT64_MAX)),
     Case("CountBatch item limit -1", "CountBatch", count(limit=-1), "limit", ("negative",)),
     Case("CountBatch item max_steps -1", "CountBatch", count(max_steps=-1), "max_steps", ("negative",)),
     Case("CountBatch item limit huge", "CountBatch", count(limit=INT64_MAX), "limit", ("at most",)),
@@ -425,7 +428,7 @@ def first_frame(stub, request: pb.SolveRequest) -> pb.Frame:
 @pytest.mark.parametrize(
     ("request_", "adjustment"),
     [
-        (solve(max_steps=INT64_MAX), f"max_steps clamped from {INT64_MAX} to 100000000"),
+        (solve(max_steps=INT64_MAX), f"max_steps clamped from {INT64_MAX} to {SETTINGS.max_steps}"),
         (solve(time_limit_ms=INT64_MAX), f"time_limit_ms clamped from {INT64_MAX} to 10000"),
         (search(fps=INT32_MAX), f"pacing.fps clamped from {INT32_MAX} to 60"),
         (search(duration_ms=INT64_MAX), f"pacing.duration_ms clamped from {INT64_MAX} to 600000"),
@@ -514,13 +517,24 @@ def test_a_batch_over_its_limit_is_answered_then_refused(custom_service):
     ],
     ids=["Solve", "Hint", "CountSolutions", "CountBatch", "Watch"],
 )
-def test_a_message_over_max_message_bytes(custom_service, rpc, request_):
-    """gRPC itself refuses it, before it is parsed."""
+def test_a_request_over_its_rpcs_bound_is_refused_unread(stub, rpc, request_):
+    """Every RPC but CountMany and GradeMany takes max_request_bytes (a
+    CountBatch item: that item's error, the call goes on)."""
+    limits = stub.GetLimits(pb.GetLimitsRequest(), timeout=TIMEOUT)
+    code, details = outcome(stub, rpc, request_("." * limits.max_request_bytes))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, details
+    assert details.startswith("request: ") and f"more than a {rpc} request may hold" in details, details
+    assert f"({limits.max_request_bytes} bytes, GetLimits max_request_bytes)" in details
+
+
+def test_a_batch_message_over_max_message_bytes(custom_service):
+    """gRPC itself refuses it, before it is parsed (or inflated further)."""
     service = custom_service(max_message_bytes=64 * 1024)
     channel, stub = service.stub()
-    code, details = outcome(stub, rpc, request_("." * (64 * 1024 + 1)))  # CountBatch: ends the whole call
-    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, details
-    assert "larger than max" in details, details
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.CountMany(iter([pb.CountManyRequest(packed_boards=GOOD.encode() * 1000)]), timeout=TIMEOUT))
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "larger than max" in err.value.details(), err.value.details()
     reply = stub.CountSolutions(pb.CountRequest(board=GOOD), timeout=TIMEOUT)
     assert reply.verdict == pb.CountReply.UNIQUE
     channel.close()

@@ -304,7 +304,7 @@ def test_get_limits_tells_the_ceilings(stub, service):
     settings = service.settings
     assert (limits.max_steps, limits.max_time_ms, limits.max_fps, limits.max_frames) == (
         settings.max_steps, settings.max_time_ms, settings.max_fps, settings.max_frames)
-    assert limits.max_count_limit == 1_000_000 and limits.run_ms == settings.run_ms
+    assert limits.max_count_limit == settings.max_count_limit and limits.run_ms == settings.run_ms
     assert limits.max_steps < 2**53
 
 

@@ -11,57 +11,24 @@ import ssl
 import time
 
 import pytest
-from connectrpc.client import ConnectClientSync
 from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
+from connectrpc.compat import google_protobuf_json_codec
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 from prometheus_client import REGISTRY
-from pyqwest import HTTPVersion, SyncClient, SyncHTTPTransport
 
 from client.frames import draw
 from service import security, web
 from service.config import Settings
+from service.decoding import SMALL_REQUEST_BYTES
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion, puzzles
+from tests.stack import METHODS, Api, base_url, post
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 EMPTY = "." * 81
 HARD = puzzles("norvig_hardest")[0]
-METHODS = web.method_infos()
-TIMEOUT_MS = 30_000
-
-
-class Api:
-    """sudoku.v1.Sudoku through connectrpc's client, by method name."""
-
-    def __init__(self, base: str, protocol=ProtocolType.CONNECT, http2: bool = False, codec=None, token: str = ""):
-        transport = SyncHTTPTransport(http_version=HTTPVersion.HTTP2) if http2 else SyncHTTPTransport()
-        self.http = SyncClient(transport)
-        self.client = ConnectClientSync(
-            base, codec=codec or google_protobuf_binary_codec(), protocol=protocol, http_client=self.http,
-            timeout_ms=TIMEOUT_MS,
-        )
-        self.headers = {"authorization": f"Bearer {token}"} if token else None
-
-    def call(self, method: str, request):
-        return self.client.execute_unary(request=request, method=METHODS[f"/sudoku.v1.Sudoku/{method}"], headers=self.headers)
-
-    def stream(self, method: str, request):
-        info = METHODS[f"/sudoku.v1.Sudoku/{method}"]
-        return self.client.execute_server_stream(request=request, method=info, headers=self.headers)
-
-    def bidi(self, method: str, requests):
-        info = METHODS[f"/sudoku.v1.Sudoku/{method}"]
-        return self.client.execute_bidi_stream(request=iter(requests), method=info, headers=self.headers)
-
-    def close(self) -> None:
-        self.client.close()
-
-
-def base_url(service) -> str:
-    return f"http://127.0.0.1:{service.app.http.port}"
 
 
 @pytest.fixture
@@ -198,16 +165,6 @@ def test_errors_carry_the_same_codes_and_messages_as_on_the_grpc_port(api):
     assert caught.value.code is Code.INVALID_ARGUMENT and "max_steps" in caught.value.message
 
 
-def post(service, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", service.app.http.port, timeout=30)
-    try:
-        connection.request("POST", path, body=body, headers=headers)
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        connection.close()
-
-
 def test_bytes_that_are_not_a_message_name_the_field(service):
     # A CountRequest whose board (field 1) is not UTF-8, as a broken client might send.
     status, _, body = post(service, "/sudoku.v1.Sudoku/CountSolutions", b"\x0a\x02\xff\xfe",
@@ -274,12 +231,11 @@ def test_calls_beyond_the_concurrency_bound_are_refused_at_once(custom_service):
         api.close()
 
 
-def test_a_request_over_the_size_limit_is_resource_exhausted(custom_service):
-    running = custom_service(max_message_bytes=1000)
-    api = Api(base_url(running))
+def test_a_request_over_the_size_limit_is_resource_exhausted(service):
+    api = Api(base_url(service))
     try:
         with pytest.raises(ConnectError) as caught:
-            api.call("CountSolutions", pb.CountRequest(board="1" * 5000))
+            api.call("CountSolutions", pb.CountRequest(board="1" * (SMALL_REQUEST_BYTES + 1)))
         assert caught.value.code is Code.RESOURCE_EXHAUSTED
     finally:
         api.close()
