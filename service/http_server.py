@@ -12,6 +12,9 @@ facing the internet needs of its connections it does not do:
   server a request's set-up (CVE-2023-44487, "rapid reset"). A connection
   may reset RESETS_PER_S streams a second on average (RESETS_BURST at
   once); past that it gets GOAWAY with ENHANCE_YOUR_CALM and is closed.
+- **Bodies nobody reads.** A request answered without reading its whole
+  body (an unknown path) has the rest read and dropped: hypercorn stops
+  reading a connection while one request's queue of events is full.
 - **Streams left open.** When the application ends a call without finishing
   its response (it gave up on a client that reads nothing, see
   service/web.py), its HTTP/2 stream is reset; hypercorn would leave it
@@ -138,12 +141,58 @@ class _Connection(TCPServer):
         await super().protocol_send(event)
 
 
+class _Drained:
+    """The application, with the rest of the body of each request it
+    answers without reading it all read and dropped. hypercorn queues at
+    most max_app_queue_size events of a request for the application and
+    stops reading the whole connection while that queue is full; the
+    response's end puts one more event there (the disconnect), from the
+    application's own send, which then waits for ever. A request whose body
+    nobody reads (an unknown path answered 404 at once) would stall its
+    HTTP/2 connection, every other stream of it, and its end."""
+
+    def __init__(self, app):
+        self.app = app
+        self.draining: set[asyncio.Task] = set()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = {"read": False}  # the body has been read to its end, or the client left
+
+        async def watched_receive():
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                state["read"] = True
+            return message
+
+        async def draining_send(message) -> None:
+            last = (message["type"] == "http.response.body" and not message.get("more_body", False)) or (
+                message["type"] == "http.response.trailers" and not message.get("more_trailers", False))
+            if last and not state["read"]:
+                state["read"] = True
+                task = asyncio.create_task(_drain(receive))
+                self.draining.add(task)
+                task.add_done_callback(self.draining.discard)
+            await send(message)
+
+        await self.app(scope, watched_receive, draining_send)
+
+
+async def _drain(receive) -> None:
+    """Takes a request's events until hypercorn's disconnect, which it sends once the response has ended."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
 class HttpServer:
     """`app` (ASGI) served on `sock` by hypercorn's protocols, with the
     guards of the module docstring."""
 
     def __init__(self, app, config: Config, sock: socket.socket, per_client: int):
-        self.app = ASGIWrapper(app)
+        self.drained = _Drained(app)
+        self.app = ASGIWrapper(self.drained)
         self.config = config
         self.sock = sock
         self.per_client = per_client
@@ -172,6 +221,11 @@ class HttpServer:
         try:
             await _Connection(self.app, asyncio.get_running_loop(), self.config, self.context, self.state, reader,
                               writer)
+        except asyncio.CancelledError:
+            # stop() cancels what is left after the grace. asyncio's stream
+            # server asks a finished callback task for its exception, which a
+            # cancelled task raises (and the loop logs), so this one ends normally.
+            pass
         finally:
             del self.connections[task]
             self.by_client[client] -= 1
@@ -197,3 +251,5 @@ class HttpServer:
             _, left = await asyncio.wait(pending, timeout=CLOSE_S)
             if left:
                 log.warning("%d HTTP connections did not close", len(left))
+        for task in self.drained.draining:  # their connections are closed: nothing more comes
+            task.cancel()

@@ -471,14 +471,14 @@ class IdleStream(ConnectError):
 
 
 def _timed(send, idle_s: float):
-    """The request's send(), where a part of a streamed reply that the
-    client does not take for `idle_s` (HTTP/2 flow control, or a full TCP
-    buffer) ends the call, freeing its share of the frame budget, as on the
+    """The request's send(), where a part of a reply that the client does
+    not take for `idle_s` (HTTP/2 flow control, or a full TCP buffer) ends
+    the call, freeing its share of the frame budget, as on the
     gRPC port (service/admission.py IdleStreams); service/http_server.py
     then resets the stream."""
 
     async def timed(message) -> None:
-        if message["type"] != "http.response.body" or not message.get("more_body", False):
+        if message["type"] != "http.response.body":
             await send(message)
             return
         try:

@@ -9,8 +9,12 @@ loop every call shares, the test measures the loop itself (LoopLag)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
+import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -25,10 +29,11 @@ from connectrpc.compat import google_protobuf_json_codec
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 
+from service import web
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles
-from tests.stack import Api, LoopLag, base_url
+from tests.stack import Api, LoopLag, base_url, free_port, reap, start_sudoku_server
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -88,10 +93,11 @@ class Attacker:
     """tests/attacker.py running `attack` against the service for `seconds`,
     in its own process; `outcomes` once it has ended."""
 
-    def __init__(self, service, attack: str, seconds: float = 3.0):
+    def __init__(self, service, attack: str, seconds: float = 3.0, **options):
         http_address = f"127.0.0.1:{service.app.http.port}"
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.attacker", attack, service.address, http_address,
-                                      str(seconds)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+                                      str(seconds), *(f"{k}={v}" for k, v in options.items())],
+                                     stdout=subprocess.PIPE, text=True, cwd=ROOT)
         assert self.proc.stdout.readline().strip() == "ready"  # its requests are built: the attack starts now
         self.outcomes: dict[str, int] = {}
 
@@ -102,6 +108,13 @@ class Attacker:
         self.outcomes = json.loads(line)["outcomes"]
         print(f"attack outcomes: {self.outcomes}")
         return self.outcomes
+
+
+def until(check, what: str, timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.02)
 
 
 def under_attack(service, attack: str) -> tuple[dict[str, int], Honest, LoopLag]:
@@ -260,3 +273,133 @@ def test_no_request_of_any_shape_logs_a_traceback(service, caplog):
     assert REGISTRY.get_sample_value("sudoku_http_refused_total", {"reason": "websocket"})
     tracebacks = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert not tracebacks, [f"{r.name}: {r.getMessage()}" for r in tracebacks]
+
+
+# ---- Attacks on the HTTP port's connections (from another loopback address) ----
+
+needs_other_loopback_addresses = pytest.mark.skipif(
+    sys.platform != "linux", reason="the attacker and the honest client need addresses of their own "
+    "(127.0.0.2, 127.0.0.3), which only Linux gives every loopback address")
+
+
+class HonestHttp(Honest):
+    """Another client of the HTTP port, from 127.0.0.2: Hint over Connect, a connection per call."""
+
+    def __init__(self, service):
+        super().__init__(service.address)
+        self.port = service.app.http.port
+        self.hint = pb.HintRequest(givens=GOOD).SerializeToString()
+
+    def __enter__(self) -> HonestHttp:
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT,
+                                                    source_address=("127.0.0.2", 0))
+            try:
+                connection.request("POST", "/sudoku.v1.Sudoku/Hint", body=self.hint,
+                                   headers={"content-type": "application/proto"})
+                response = connection.getresponse()
+                response.read()
+                if response.status != 200:
+                    self.errors.append(f"HTTP {response.status}")
+            except OSError as exc:
+                self.errors.append(repr(exc))
+            finally:
+                connection.close()
+            self.hints.append(time.monotonic() - started)
+            self.checks.append(0.0)
+
+
+@pytest.mark.slow
+@needs_other_loopback_addresses
+def test_half_sent_bodies_are_cut_and_take_no_place(custom_service):
+    """Sockets that send headers and part of a body, then nothing: they take
+    no place of max_concurrent_rpcs (taken once a request has arrived), one
+    address holds SUDOKU_HTTP_CONNECTIONS_PER_CLIENT of them, and each is
+    cut once its body is late. Meanwhile another client's calls succeed."""
+    service = custom_service(max_concurrent_rpcs=100, http_connections_per_client=120)
+    with HonestHttp(service) as honest:
+        attack = Attacker(service, "half-bodies", seconds=web.BODY_S + 5, count=150)
+        outcomes = attack.wait()
+    honest.assert_served()
+    assert outcomes == {"refused": 30, "cut": 120}, outcomes
+
+
+@pytest.mark.slow
+@needs_other_loopback_addresses
+def test_unread_streams_on_one_http2_connection_take_only_its_share_and_end(service):
+    """50 unpaced watched solves on one HTTP/2 connection whose flow-control
+    window is 0: the connection holds its share of the frame budget (the
+    rest are refused at once), another client's watched solve starts, and
+    the unread streams end after SUDOKU_STREAM_IDLE_S."""
+    settings, budget = service.settings, service.app.servicer.frames
+    attack = Attacker(service, "unread-streams", seconds=settings.stream_idle_s + 10, count=50)
+    until(lambda: budget.by_peer, "the attack's streams were admitted")
+    channel = grpc.insecure_channel(service.address, options=[("grpc.use_local_subchannel_pool", 1)])
+    frames = list(pb_grpc.SudokuStub(channel).Solve(pb.SolveRequest(
+        board=GOOD, view=pb.VIEW_SEARCH, pacing=pb.Pacing(unpaced=True)), timeout=TIMEOUT))
+    channel.close()
+    assert max(budget.by_peer.values(), default=0) <= settings.max_frame_rate_per_connection
+    outcomes = attack.wait()
+    assert frames[-1].outcome == pb.SOLVED
+    assert outcomes == {"reset": 50}, outcomes  # within stream_idle_s, refused or not: none is read
+
+
+@needs_other_loopback_addresses
+def test_a_rapid_reset_burst_is_cut_off_with_goaway(service):
+    """HTTP/2 streams opened and reset at once, as fast as one client can,
+    by a client that reads nothing the server sends: past
+    http_server.RESETS_BURST the connection gets GOAWAY (ENHANCE_YOUR_CALM)
+    and is closed, well before hypercorn's own end of a connection (after
+    1,000 requests)."""
+    before = REGISTRY.get_sample_value("sudoku_http_refused_total", {"reason": "resets"}) or 0
+    outcomes = Attacker(service, "rapid-reset", seconds=4).wait()
+    assert outcomes == {"server closed the connection": 1}, outcomes
+    assert REGISTRY.get_sample_value("sudoku_http_refused_total", {"reason": "resets"}) == before + 1
+
+
+@needs_other_loopback_addresses
+def test_a_request_whose_body_nobody_reads_does_not_stall_its_connection(service):
+    """Three streams to an unknown method, each with 20 DATA frames the
+    server never needs: hypercorn stopped reading the connection once one
+    stream had 10 events queued; now the rest is read and dropped, and a
+    Hint on the same connection is answered."""
+    outcomes = Attacker(service, "unread-bodies", seconds=5).wait()
+    assert outcomes == {"hint answered: yes": 1}, outcomes
+
+
+@pytest.mark.slow
+@needs_other_loopback_addresses
+def test_sigterm_stops_the_service_whatever_its_http_connections_are_doing():
+    """Connections that send half a body, open streams they never read,
+    stall on unread bodies, or were cut off mid-burst, all held open by
+    their clients: SIGTERM still stops sudoku-server within Docker's 10 s."""
+    port = free_port()
+    proc, banner = start_sudoku_server("--listen", f"127.0.0.1:{port}", "--workers", "1",
+                                       env={k: v for k, v in os.environ.items() if k != "REDIS_URL"})
+    attackers = []
+    try:
+        assert "listening" in banner, banner
+        http_address = re.search(r"page and browser API at http://([\d.:]+)/", banner).group(1)
+        for attack, options in (("half-bodies", ["count=20"]), ("unread-streams", ["count=10"]),
+                                ("unread-bodies", []), ("rapid-reset", ["hold=60"])):
+            attacker = subprocess.Popen([sys.executable, "-m", "tests.attacker", attack, f"127.0.0.1:{port}",
+                                         http_address, "60" if attack != "rapid-reset" else "2", *options],
+                                        stdout=subprocess.PIPE, text=True, cwd=ROOT)
+            attackers.append(attacker)
+            assert attacker.stdout.readline().strip() == "ready"
+        assert json.loads(attackers[-1].stdout.readline())["outcomes"]  # the burst is over, its socket held
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        took = time.monotonic() - started
+        print(f"sudoku-server stopped in {took:.1f} s")
+        assert took < 10
+    finally:
+        reap(proc)
+        for attacker in attackers:
+            reap(attacker)

@@ -16,10 +16,10 @@ from concurrent import futures
 
 import grpc
 import pytest
+from rq.job import Job
 
 from client import AsyncClient, Client, Retry, SudokuError
 from client.frames import Drawing, FrameError, draw
-from rq.job import Job
 from sudoku import keys
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb

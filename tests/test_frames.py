@@ -12,9 +12,9 @@ from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import draw
 from tests.puzzles import puzzles
+from tests.stack import started_attempt
 from worker import engine
 from worker.frames import boundaries, net_change
-from tests.stack import started_attempt
 from worker.solving import SolveRun
 
 FRAME_BOUND = 512  # the proto promises this

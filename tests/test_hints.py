@@ -112,7 +112,7 @@ def test_no_single_gives_the_eliminations_then_the_placement_they_allow():
     pointing = reply["before"][0]["reason"]
     assert pointing == "Pointing: in box 2, 6 can only go in row 1, so 6 is not in r1c1, r1c2 or r1c3"
     # r1c1 lost 6 to the pointing, not to its row, column and box
-    assert reply["reason"] == f"after 1 elimination step (pointing): Naked single: r1c1 has no candidate left but 5"
+    assert reply["reason"] == "after 1 elimination step (pointing): Naked single: r1c1 has no candidate left but 5"
 
 
 def test_no_logical_step_gives_the_most_constrained_cell_from_a_solution():

@@ -20,10 +20,9 @@ from rq import Worker
 
 from service.embedded_redis import redis_server_binary
 from sudoku import tempdirs
-from tests.puzzles import long_boards
-
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.puzzles import long_boards
 from tests.stack import alive, free_port, left_behind, reap, start_sudoku_server
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"

@@ -5,8 +5,8 @@ the request counter's status codes in-process."""
 from __future__ import annotations
 
 import os
-import signal
 import shutil
+import signal
 import tempfile
 import time
 import urllib.request

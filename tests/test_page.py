@@ -74,9 +74,8 @@ def page_url(service) -> str:
 
 def wait_for(driver, script: str, *args, timeout: float = WAIT_S):
     """Waits until the JavaScript expression `script` is truthy; returns its value."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
     from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
 
     try:
         return WebDriverWait(driver, timeout, poll_frequency=0.05).until(

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sudoku.v1 import sudoku_pb2 as pb
 from client.frames import Drawing, split
+from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import attached, draw, pairs
 from tests.puzzles import puzzles
 

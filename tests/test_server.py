@@ -11,10 +11,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from client.frames import split
 from sudoku import keys
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
-from client.frames import split
 from tests.frames_util import attached, draw
 from tests.puzzles import ENDLESS, WIKIPEDIA, WIKIPEDIA_SOLUTION, puzzles
 from worker import engine
