@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-fast test-newest-rq proto web bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -54,6 +54,27 @@ $(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/
 # Regenerates sudoku/v1 from proto/ (tests/test_proto.py fails until you do).
 proto: $(BIN)/.installed-test
 	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/sudoku/v1/sudoku.proto
+
+# `buf lint` and `buf breaking` against the last released proto
+# (api/released/README.md says what that is), with buf.yaml's rules. buf
+# comes from the @bufbuild/buf npm package (its binary for this platform) at
+# BUF_VERSION, installed into build/buf on first use; needs Node and npm.
+BUF_VERSION := 1.75.0
+BUF := build/buf/node_modules/.bin/buf
+$(BUF):
+	npm install --prefix build/buf --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+		@bufbuild/buf@$(BUF_VERSION)
+	@test "$$($(BUF) --version)" = "$(BUF_VERSION)"
+
+proto-check: $(BUF)
+	$(BUF) lint
+	$(BUF) breaking --against api/released
+	@echo "proto-check: buf $(BUF_VERSION): lint and breaking (against api/released) passed"
+
+# Records the proto as released: buf breaking compares with it from now on.
+proto-release:
+	cp proto/sudoku/v1/sudoku.proto api/released/sudoku/v1/sudoku.proto
+	@echo "proto-release: api/released updated; remove buf.yaml's breaking.ignore_only entries, and commit both"
 
 # The page's client code, service/static/api.js: @connectrpc/connect-web and
 # @bufbuild/protobuf with the messages protoc-gen-es makes from the proto,
