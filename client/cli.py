@@ -234,11 +234,19 @@ def cmd_hint(args: argparse.Namespace) -> int:
 # ---- count -----------------------------------------------------------------
 
 def count_line(reply: pb.CountReply, limit: int) -> str:
+    """One line: the verdict and what the count means. `complete` is true
+    both when the search ran out and when it reached the limit; only
+    count < limit says it found every solution."""
     verdict = pb.CountReply.Verdict.Name(reply.verdict).lower()
     found = f"{reply.count} solution{'s' if reply.count != 1 else ''}"
-    if reply.verdict == pb.CountReply.MULTIPLE:
-        return f"multiple: {found} found (stopped at the limit, {limit})"
-    if reply.verdict == pb.CountReply.UNKNOWN or not reply.complete:
+    limit = limit or 2  # CountRequest.limit 0 means 2
+    if reply.verdict == pb.CountReply.VERDICT_MULTIPLE:
+        if not reply.complete:
+            return f"multiple: at least {found}, when the step cap or the time limit stopped the count"
+        if reply.count >= limit:
+            return f"multiple: {found} found (stopped at the limit, {limit})"
+        return f"multiple: {found}, all of them (the count finished below the limit, {limit})"
+    if reply.verdict == pb.CountReply.VERDICT_UNKNOWN or not reply.complete:
         return f"unknown: {found} found before the step cap or the time limit"
     if reply.verdict == pb.CountReply.VERDICT_UNSPECIFIED:
         return found
