@@ -52,8 +52,11 @@ $(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/
 	@touch $@ $(BIN)/.installed
 
 # Regenerates sudoku/v1 from proto/ (tests/test_proto.py fails until you do).
+# The service config beside the proto is copied in too: the Python client
+# reads it from the package.
 proto: $(BIN)/.installed-test
 	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/sudoku/v1/sudoku.proto
+	cp proto/sudoku/v1/sudoku_grpc_service_config.json sudoku/v1/
 
 # `buf lint` and `buf breaking` against the last released proto
 # (api/released/README.md says what that is), with buf.yaml's rules. buf

@@ -24,7 +24,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from client.boards import CELLS, PUZZLE_HELP, InputError, entries_of, read_boards, read_one
-from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, LOAD_BALANCING, Retry, resolve_address
+from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, LOAD_BALANCING, UNARY_TIMEOUT, Retry, resolve_address
 from client.errors import SudokuError
 from client.requests import STRATEGIES, TIE_BREAKS
 from client.sync import Client
@@ -292,8 +292,8 @@ def connection_options() -> argparse.ArgumentParser:
                        help="use TLS, trusting this CA certificate (default: $SUDOKU_CA_FILE)")
     group.add_argument("--token", default=os.environ.get("SUDOKU_TOKEN"),
                        help="send 'authorization: Bearer TOKEN' (default: $SUDOKU_TOKEN, safer than the flag)")
-    group.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                       help="deadline of each call (default: 60)")
+    group.add_argument("--timeout", type=float, default=UNARY_TIMEOUT, metavar="SECONDS",
+                       help=f"deadline of each call (default: {UNARY_TIMEOUT:g})")
     group.add_argument("--retries", type=non_negative, default=Retry().attempts, metavar="N",
                        help=f"retries while the service is unavailable, with backoff (default: {Retry().attempts})")
     return common

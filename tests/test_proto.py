@@ -23,6 +23,9 @@ def test_generated_code_matches_the_proto(tmp_path, monkeypatch):
         fresh = (tmp_path / "sudoku" / "v1" / name).read_text()
         committed = (ROOT / "sudoku" / "v1" / name).read_text()
         assert committed == fresh, f"sudoku/v1/{name} is stale: run `make proto` and commit the result"
+    config = "sudoku_grpc_service_config.json"  # copied, not generated
+    assert (ROOT / "sudoku/v1" / config).read_text() == (ROOT / "proto/sudoku/v1" / config).read_text(), (
+        f"sudoku/v1/{config} is stale: run `make proto` and commit the result")
 
 
 def test_every_message_and_field_is_documented():
