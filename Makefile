@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web example-node bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -78,6 +78,11 @@ proto-check: $(BUF)
 proto-release:
 	cp proto/sudoku/v1/sudoku.proto api/released/sudoku/v1/sudoku.proto
 	@echo "proto-release: api/released updated; remove buf.yaml's breaking.ignore_only entries, and commit both"
+
+# The Node quick start (docs/clients/typescript.md) run against a service of
+# its own on free ports: examples/node/run.sh. Needs Node and npm.
+example-node: $(BIN)/.installed
+	examples/node/run.sh
 
 # The page's client code, service/static/api.js: @connectrpc/connect-web and
 # @bufbuild/protobuf with the messages protoc-gen-es makes from the proto,
