@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web example-node bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web example-node example-go bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -83,6 +83,12 @@ proto-release:
 # its own on free ports: examples/node/run.sh. Needs Node and npm.
 example-node: $(BIN)/.installed
 	examples/node/run.sh
+
+# The Go quick start (docs/clients/go.md, grpc-go) built with Debian
+# bookworm's Go and grpc-go, run against a service of its own on free ports:
+# examples/go/run.sh. Needs the Debian packages it names.
+example-go: $(BIN)/.installed $(BUF)
+	BUF=$(CURDIR)/$(BUF) examples/go/run.sh
 
 # The page's client code, service/static/api.js: @connectrpc/connect-web and
 # @bufbuild/protobuf with the messages protoc-gen-es makes from the proto,
