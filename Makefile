@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web example-node example-go bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web stubs example-node example-go bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -78,6 +78,11 @@ proto-check: $(BUF)
 proto-release:
 	cp proto/sudoku/v1/sudoku.proto api/released/sudoku/v1/sudoku.proto
 	@echo "proto-release: api/released updated; remove buf.yaml's breaking.ignore_only entries, and commit both"
+
+# Every client's stubs into gen/ with buf.gen.yaml, skipping (and naming) the
+# plugins this machine lacks; the TypeScript plugin comes with `make web`.
+stubs: $(BIN)/.installed-test $(BUF)
+	$(BIN)/python tools/gen_stubs.py $(BUF)
 
 # The Node quick start (docs/clients/typescript.md) run against a service of
 # its own on free ports: examples/node/run.sh. Needs Node and npm.
