@@ -330,7 +330,7 @@ func main() {
 		fmt.Println("go example:", err)
 		failed++
 	}
-	fmt.Printf("go example: %d passed, %d failed\n", passed, failed)
+	fmt.Printf("examples/go: %d passed, %d failed\n", passed, failed)
 	if failed > 0 {
 		os.Exit(1)
 	}

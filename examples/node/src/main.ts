@@ -285,7 +285,7 @@ async function main(): Promise<void> {
   await watchedSolve(grpc);
   await gameByHints(connect);
   await errors(grpc);
-  console.log(`node example: ${passed} passed, ${failed} failed`);
+  console.log(`examples/node: ${passed} passed, ${failed} failed`);
   process.exitCode = failed ? 1 : 0;
 }
 
