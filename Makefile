@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-fast test-newest-rq proto web bench clean sanitize
+.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web stubs example-node example-go bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -52,8 +52,48 @@ $(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/
 	@touch $@ $(BIN)/.installed
 
 # Regenerates sudoku/v1 from proto/ (tests/test_proto.py fails until you do).
+# The service config beside the proto is copied in too: the Python client
+# reads it from the package.
 proto: $(BIN)/.installed-test
 	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/sudoku/v1/sudoku.proto
+	cp proto/sudoku/v1/sudoku_grpc_service_config.json sudoku/v1/
+
+# `buf lint` and `buf breaking` against the last released proto
+# (api/released/README.md says what that is), with buf.yaml's rules. buf
+# comes from the @bufbuild/buf npm package (its binary for this platform) at
+# BUF_VERSION, installed into build/buf on first use; needs Node and npm.
+BUF_VERSION := 1.75.0
+BUF := build/buf/node_modules/.bin/buf
+$(BUF):
+	npm install --prefix build/buf --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+		@bufbuild/buf@$(BUF_VERSION)
+	@test "$$($(BUF) --version)" = "$(BUF_VERSION)"
+
+proto-check: $(BUF)
+	$(BUF) lint
+	$(BUF) breaking --against api/released
+	@echo "proto-check: buf $(BUF_VERSION): lint and breaking (against api/released) passed"
+
+# Records the proto as released: buf breaking compares with it from now on.
+proto-release:
+	cp proto/sudoku/v1/sudoku.proto api/released/sudoku/v1/sudoku.proto
+	@echo "proto-release: api/released updated; remove buf.yaml's breaking.ignore_only entries, and commit both"
+
+# Every client's stubs into gen/ with buf.gen.yaml, skipping (and naming) the
+# plugins this machine lacks; the TypeScript plugin comes with `make web`.
+stubs: $(BIN)/.installed-test $(BUF)
+	$(BIN)/python tools/gen_stubs.py $(BUF)
+
+# The Node quick start (docs/clients/typescript.md) run against a service of
+# its own on free ports: examples/node/run.sh. Needs Node and npm.
+example-node: $(BIN)/.installed
+	examples/node/run.sh
+
+# The Go quick start (docs/clients/go.md, grpc-go) built with Debian
+# bookworm's Go and grpc-go, run against a service of its own on free ports:
+# examples/go/run.sh. Needs the Debian packages it names.
+example-go: $(BIN)/.installed $(BUF)
+	BUF=$(CURDIR)/$(BUF) examples/go/run.sh
 
 # The page's client code, service/static/api.js: @connectrpc/connect-web and
 # @bufbuild/protobuf with the messages protoc-gen-es makes from the proto,

@@ -24,7 +24,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from client.boards import CELLS, PUZZLE_HELP, InputError, entries_of, read_boards, read_one
-from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, LOAD_BALANCING, Retry, resolve_address
+from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, LOAD_BALANCING, UNARY_TIMEOUT, Retry, resolve_address
 from client.errors import SudokuError
 from client.requests import STRATEGIES, TIE_BREAKS
 from client.sync import Client
@@ -234,11 +234,19 @@ def cmd_hint(args: argparse.Namespace) -> int:
 # ---- count -----------------------------------------------------------------
 
 def count_line(reply: pb.CountReply, limit: int) -> str:
+    """One line: the verdict and what the count means. `complete` is true
+    both when the search ran out and when it reached the limit; only
+    count < limit says it found every solution."""
     verdict = pb.CountReply.Verdict.Name(reply.verdict).lower()
     found = f"{reply.count} solution{'s' if reply.count != 1 else ''}"
-    if reply.verdict == pb.CountReply.MULTIPLE:
-        return f"multiple: {found} found (stopped at the limit, {limit})"
-    if reply.verdict == pb.CountReply.UNKNOWN or not reply.complete:
+    limit = limit or 2  # CountRequest.limit 0 means 2
+    if reply.verdict == pb.CountReply.VERDICT_MULTIPLE:
+        if not reply.complete:
+            return f"multiple: at least {found}, when the step cap or the time limit stopped the count"
+        if reply.count >= limit:
+            return f"multiple: {found} found (stopped at the limit, {limit})"
+        return f"multiple: {found}, all of them (the count finished below the limit, {limit})"
+    if reply.verdict == pb.CountReply.VERDICT_UNKNOWN or not reply.complete:
         return f"unknown: {found} found before the step cap or the time limit"
     if reply.verdict == pb.CountReply.VERDICT_UNSPECIFIED:
         return found
@@ -284,8 +292,8 @@ def connection_options() -> argparse.ArgumentParser:
                        help="use TLS, trusting this CA certificate (default: $SUDOKU_CA_FILE)")
     group.add_argument("--token", default=os.environ.get("SUDOKU_TOKEN"),
                        help="send 'authorization: Bearer TOKEN' (default: $SUDOKU_TOKEN, safer than the flag)")
-    group.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                       help="deadline of each call (default: 60)")
+    group.add_argument("--timeout", type=float, default=UNARY_TIMEOUT, metavar="SECONDS",
+                       help=f"deadline of each call (default: {UNARY_TIMEOUT:g})")
     group.add_argument("--retries", type=non_negative, default=Retry().attempts, metavar="N",
                        help=f"retries while the service is unavailable, with backoff (default: {Retry().attempts})")
     return common

@@ -16,6 +16,16 @@ Only UNAVAILABLE is retried: the proto says it alone is safe to retry (with
 the same request_id, or by resuming with Watch). Retries are bounded and
 back off exponentially with jitter, so a client never hammers a service
 that is restarting.
+
+The numbers come from the gRPC service config published beside the proto,
+proto/sudoku/v1/sudoku_grpc_service_config.json (installed as
+sudoku/v1/sudoku_grpc_service_config.json; docs/service-config.md): its
+retry policy sets Retry's defaults and the codes retried, its timeout the
+default deadline of unary calls. The channel gets the config's timeouts but
+not its retry policy: this client retries by itself, because its retries
+also resume a broken stream with Watch and a batch from its first
+unanswered item, which gRPC's retries (only before a response has begun)
+cannot; gRPC retrying too would multiply the attempts.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -44,18 +55,50 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.max_reconnect_backoff_ms", 2000),
 )
 
-RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+SERVICE_CONFIG_FILE = "sudoku_grpc_service_config.json"
+
+
+def load_service_config() -> dict[str, Any]:
+    """The published gRPC service config (a JSON object)."""
+    return json.loads(resources.files("sudoku.v1").joinpath(SERVICE_CONFIG_FILE).read_text())
+
+
+def seconds(duration: str) -> float:
+    """A service config duration ("0.1s") in seconds."""
+    if not duration.endswith("s"):
+        raise ValueError(f"{duration!r} is not a duration in seconds like '0.1s'")
+    return float(duration[:-1])
+
+
+SERVICE_CONFIG = load_service_config()
+# The first entry names the whole service: the unary methods' settings.
+_UNARY = SERVICE_CONFIG["methodConfig"][0]
+RETRY_POLICY: dict[str, Any] = _UNARY["retryPolicy"]
+RETRYABLE = frozenset(grpc.StatusCode[code] for code in RETRY_POLICY["retryableStatusCodes"])
+UNARY_TIMEOUT = seconds(_UNARY["timeout"])
 LOAD_BALANCING = ("pick_first", "round_robin")
+
+
+def channel_service_config(load_balancing: str | None = None) -> str:
+    """The service config the channel gets: the published one less its
+    retry policies (this client retries by itself), plus the load-balancing
+    policy when one is asked for."""
+    config: dict[str, Any] = {
+        "methodConfig": [{k: v for k, v in entry.items() if k != "retryPolicy"}
+                         for entry in SERVICE_CONFIG["methodConfig"]],
+    }
+    if load_balancing:
+        config["loadBalancingConfig"] = [{load_balancing: {}}]
+    return json.dumps(config)
 
 
 def channel_options(load_balancing: str | None = None,
                     extra: Sequence[tuple[str, Any]] = ()) -> list[tuple[str, Any]]:
-    """The channel's options: ours, the load-balancing policy's, then the caller's."""
+    """The channel's options: ours, the service config, then the caller's."""
     options: list[tuple[str, Any]] = list(CHANNEL_OPTIONS)
-    if load_balancing:
-        if load_balancing not in LOAD_BALANCING:
-            raise ValueError(f"load_balancing: {load_balancing!r} is not one of {', '.join(LOAD_BALANCING)}")
-        options.append(("grpc.service_config", json.dumps({"loadBalancingConfig": [{load_balancing: {}}]})))
+    if load_balancing and load_balancing not in LOAD_BALANCING:
+        raise ValueError(f"load_balancing: {load_balancing!r} is not one of {', '.join(LOAD_BALANCING)}")
+    options.append(("grpc.service_config", channel_service_config(load_balancing)))
     return options + list(extra)
 
 
@@ -88,15 +131,18 @@ class Retry:
 
     `attempts` retries after the first try, waiting about base, 2*base,
     4*base, ... (at most `cap`) seconds, each randomised to 50-100% so that
-    many clients dropped at once do not come back at once.
+    many clients dropped at once do not come back at once. The defaults are
+    the service config's retry policy: maxAttempts counts the first try,
+    initialBackoff is `base`, maxBackoff `cap`, backoffMultiplier `multiplier`.
     """
 
-    attempts: int = 5
-    base: float = 0.1
-    cap: float = 2.0
+    attempts: int = RETRY_POLICY["maxAttempts"] - 1
+    base: float = seconds(RETRY_POLICY["initialBackoff"])
+    cap: float = seconds(RETRY_POLICY["maxBackoff"])
+    multiplier: float = RETRY_POLICY["backoffMultiplier"]
 
     def delay(self, attempt: int) -> float:
-        return min(self.cap, self.base * 2**attempt) * random.uniform(0.5, 1.0)
+        return min(self.cap, self.base * self.multiplier**attempt) * random.uniform(0.5, 1.0)
 
 
 class Deadline:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
-from client.connection import Retry, call_metadata, credentials, open_channel, resolve_address
+from client.connection import UNARY_TIMEOUT, Retry, call_metadata, credentials, open_channel, resolve_address
 from client.connection import channel_options as make_channel_options
 from client.requests import pacing, solve_request
 from client.resume import ResumePoint
@@ -33,7 +33,8 @@ class ClientCore(Generic[Frames, Solved]):
     """A connection to the Sudoku service; see Client and AsyncClient.
 
     `timeout` is the default deadline in seconds of unary calls and of
-    solve(); streams (watch, count_batch, ...) have none unless given.
+    solve() (by default the service config's, 60 s); streams (watch,
+    count_batch, ...) have none unless given.
     """
 
     _grpc: Any  # the driver's gRPC module: grpc, or grpc.aio
@@ -44,7 +45,7 @@ class ClientCore(Generic[Frames, Solved]):
         *,
         ca_file: str | None = None,
         token: str | None = None,
-        timeout: float | None = 60.0,
+        timeout: float | None = UNARY_TIMEOUT,
         retry: Retry = Retry(),
         load_balancing: str | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),

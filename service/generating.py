@@ -39,7 +39,9 @@ class NoPuzzle(Exception):
 def generate_options(request: pb.GenerateRequest, settings: Settings) -> tuple[int, int, int, str, str]:
     """(level, count, seed, symmetry, givens), checked."""
     if request.level == pb.LEVEL_UNSPECIFIED or request.level not in pb.Level.values():
-        names = ", ".join(pb.Level.Name(v) for v in pb.Level.values() if v)
+        # values() lists a number once per name (the bare names are aliases),
+        # Name() gives the first: each level once, by the name JSON uses.
+        names = ", ".join(dict.fromkeys(pb.Level.Name(v) for v in pb.Level.values() if v))
         raise Invalid(f"level: required, one of {names}")
     if request.count < 0:
         raise Invalid(f"count: must not be negative, got {request.count}")

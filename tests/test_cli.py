@@ -335,6 +335,30 @@ def test_count_says_unique_multiple_none(run):
     assert none.returncode == 1 and none.stdout.startswith("none: 0 solutions")
 
 
+def test_count_says_stopped_at_the_limit_only_when_it_was(run):
+    """A count that finished below its limit found every solution (issue 27,
+    item 12: it said "stopped at the limit" for every MULTIPLE)."""
+    puzzle = puzzles("multi_solution_16_clue")[1]  # 302 solutions
+    stopped = run("count", "--limit", "3", stdin=puzzle)
+    assert (stopped.returncode, stopped.stdout) == (0, "multiple: 3 solutions found (stopped at the limit, 3)\n")
+    counted = run("count", "--limit", "1000", stdin=puzzle)
+    assert (counted.returncode, counted.stdout) == (
+        0, "multiple: 302 solutions, all of them (the count finished below the limit, 1000)\n")
+
+
+@pytest.mark.parametrize("count, complete, limit, line", [
+    (2, True, 0, "multiple: 2 solutions found (stopped at the limit, 2)"),
+    (14133, True, 1_000_000, "multiple: 14133 solutions, all of them (the count finished below the limit, 1000000)"),
+    (5, False, 100, "multiple: at least 5 solutions, when the step cap or the time limit stopped the count"),
+])
+def test_count_line_of_a_multiple_count(count, complete, limit, line):
+    from client.cli import count_line
+    from sudoku.v1 import sudoku_pb2 as pb
+
+    reply = pb.CountReply(count=count, complete=complete, verdict=pb.CountReply.VERDICT_MULTIPLE)
+    assert count_line(reply, limit) == line
+
+
 # ---- batch -------------------------------------------------------------------
 
 def relabelled(puzzle: str, rng: random.Random) -> str:

@@ -35,6 +35,33 @@ LONG = ENDLESS  # naive: runs until its cap or a cancel
 FAST_RETRY = Retry(attempts=8, base=0.05, cap=0.5)
 
 
+def test_the_published_service_config_keeps_the_clients_retries_and_deadlines():
+    """The numbers the client had before it read them from the service config
+    (docs/service-config.md): 5 retries of UNAVAILABLE alone, 0.1 s doubling
+    to at most 2 s, 60 s for a unary call, no deadline on a stream."""
+    import json
+
+    from client import connection
+
+    assert (Retry().attempts, Retry().base, Retry().cap, Retry().multiplier) == (5, 0.1, 2.0, 2)
+    assert connection.RETRYABLE == {grpc.StatusCode.UNAVAILABLE}
+    assert connection.UNARY_TIMEOUT == 60.0
+    config = connection.load_service_config()
+    streams = {"Solve", "Watch", "CountBatch", "CountMany", "GradeMany", "Generate"}
+    for entry in config["methodConfig"]:
+        methods = {name.get("method") for name in entry["name"]}
+        assert entry["retryPolicy"] == config["methodConfig"][0]["retryPolicy"]
+        assert ("timeout" in entry) == (methods == {None}), entry  # streams have none
+        assert methods in ({None}, streams)
+    names = {m.name for m in pb.DESCRIPTOR.services_by_name["Sudoku"].methods}
+    streaming = {m.name for m in pb.DESCRIPTOR.services_by_name["Sudoku"].methods
+                 if m.client_streaming or m.server_streaming}
+    assert streaming == streams and streams < names
+    channel = json.loads(connection.channel_service_config("round_robin"))
+    assert channel["loadBalancingConfig"] == [{"round_robin": {}}]
+    assert all("retryPolicy" not in entry for entry in channel["methodConfig"])  # the client retries itself
+
+
 @pytest.fixture
 def client(service):
     with Client(service.address, timeout=30) as client:

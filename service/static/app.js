@@ -7,8 +7,8 @@
 // in a unit), and draws a search's frames by the proto's recipe.
 import {
   Code, ConnectError, createClient, createConnectTransport,
-  CountReply_Verdict, HintReply_Kind, Level, Outcome, Step_Technique, Strategy, Sudoku,
-  Unit_Kind, View,
+  CountReply_Verdict, HintReply_Kind, HintReply_KindSchema, LevelSchema, Outcome, Step_Technique, Step_TechniqueSchema,
+  Strategy, Sudoku, Unit_Kind, View,
 } from "./api.js";
 
 const PUZZLES = [
@@ -89,11 +89,15 @@ const TITLES = {
   SIMPLE_COLORING: "simple colouring", BUG_PLUS_ONE: "BUG+1", X_CHAIN: "X-chain", XY_CHAIN: "XY-chain",
   AIC: "alternating inference chain", ALS_XZ: "ALS-XZ", ALS_XY_WING: "ALS-XY-wing",
 };
+// An enum value's name as JSON writes it: the first declared for its number.
+// Not the TypeScript enum's reverse mapping (Level[1]): with the proto's
+// aliases (EASY and LEVEL_EASY are both 1) that is the last declared.
+const enumName = (schema, number) => schema.value[number]?.name ?? "";
 const techniqueName = (technique) => {
-  const name = Step_Technique[technique] ?? "";
+  const name = enumName(Step_TechniqueSchema, technique);
   return TITLES[name] ?? name.toLowerCase().replace(/_/g, " ");
 };
-const levelName = (level) => (Level[level] ?? "").toLowerCase();
+const levelName = (level) => enumName(LevelSchema, level).toLowerCase();
 
 // ---- The API: one client, the token (when the service asks for one) on every call.
 
@@ -514,7 +518,7 @@ async function askHint({ fillMarks = false } = {}) {
   const removed = applyEliminations(reply, shown);
   hintHighlights(reply, shown);
   game.hint = shown;
-  hintText.dataset.kind = HintReply_Kind[reply.kind] ?? "";
+  hintText.dataset.kind = enumName(HintReply_KindSchema, reply.kind);
   hintText.replaceChildren(...hintWords(reply, removed).map(([kind, text]) => {
     const span = document.createElement("span");
     span.className = `hint-${kind}`;

@@ -30,18 +30,27 @@ class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     OUTCOME_UNSPECIFIED: _ClassVar[Outcome]
     SOLVED: _ClassVar[Outcome]
+    OUTCOME_SOLVED: _ClassVar[Outcome]
     EXHAUSTED: _ClassVar[Outcome]
+    OUTCOME_EXHAUSTED: _ClassVar[Outcome]
     GAVE_UP: _ClassVar[Outcome]
+    OUTCOME_GAVE_UP: _ClassVar[Outcome]
     CANCELLED: _ClassVar[Outcome]
+    OUTCOME_CANCELLED: _ClassVar[Outcome]
 
 class Level(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     LEVEL_UNSPECIFIED: _ClassVar[Level]
     EASY: _ClassVar[Level]
+    LEVEL_EASY: _ClassVar[Level]
     MEDIUM: _ClassVar[Level]
+    LEVEL_MEDIUM: _ClassVar[Level]
     HARD: _ClassVar[Level]
+    LEVEL_HARD: _ClassVar[Level]
     EXPERT: _ClassVar[Level]
+    LEVEL_EXPERT: _ClassVar[Level]
     EXTREME: _ClassVar[Level]
+    LEVEL_EXTREME: _ClassVar[Level]
 
 class Symmetry(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -61,15 +70,24 @@ VIEW_FINAL: View
 VIEW_SEARCH: View
 OUTCOME_UNSPECIFIED: Outcome
 SOLVED: Outcome
+OUTCOME_SOLVED: Outcome
 EXHAUSTED: Outcome
+OUTCOME_EXHAUSTED: Outcome
 GAVE_UP: Outcome
+OUTCOME_GAVE_UP: Outcome
 CANCELLED: Outcome
+OUTCOME_CANCELLED: Outcome
 LEVEL_UNSPECIFIED: Level
 EASY: Level
+LEVEL_EASY: Level
 MEDIUM: Level
+LEVEL_MEDIUM: Level
 HARD: Level
+LEVEL_HARD: Level
 EXPERT: Level
+LEVEL_EXPERT: Level
 EXTREME: Level
+LEVEL_EXTREME: Level
 SYMMETRY_UNSPECIFIED: Symmetry
 SYMMETRY_NONE: Symmetry
 SYMMETRY_ROTATIONAL: Symmetry
@@ -285,12 +303,18 @@ class Unit(_message.Message):
         __slots__ = ()
         KIND_UNSPECIFIED: _ClassVar[Unit.Kind]
         ROW: _ClassVar[Unit.Kind]
+        KIND_ROW: _ClassVar[Unit.Kind]
         COLUMN: _ClassVar[Unit.Kind]
+        KIND_COLUMN: _ClassVar[Unit.Kind]
         BOX: _ClassVar[Unit.Kind]
+        KIND_BOX: _ClassVar[Unit.Kind]
     KIND_UNSPECIFIED: Unit.Kind
     ROW: Unit.Kind
+    KIND_ROW: Unit.Kind
     COLUMN: Unit.Kind
+    KIND_COLUMN: Unit.Kind
     BOX: Unit.Kind
+    KIND_BOX: Unit.Kind
     KIND_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     kind: Unit.Kind
@@ -303,16 +327,26 @@ class HintReply(_message.Message):
         __slots__ = ()
         KIND_UNSPECIFIED: _ClassVar[HintReply.Kind]
         NEXT_MOVE: _ClassVar[HintReply.Kind]
+        KIND_NEXT_MOVE: _ClassVar[HintReply.Kind]
         WRONG_ENTRY: _ClassVar[HintReply.Kind]
+        KIND_WRONG_ENTRY: _ClassVar[HintReply.Kind]
         SOLVED: _ClassVar[HintReply.Kind]
+        KIND_SOLVED: _ClassVar[HintReply.Kind]
         NO_SOLUTION: _ClassVar[HintReply.Kind]
+        KIND_NO_SOLUTION: _ClassVar[HintReply.Kind]
         ELIMINATION: _ClassVar[HintReply.Kind]
+        KIND_ELIMINATION: _ClassVar[HintReply.Kind]
     KIND_UNSPECIFIED: HintReply.Kind
     NEXT_MOVE: HintReply.Kind
+    KIND_NEXT_MOVE: HintReply.Kind
     WRONG_ENTRY: HintReply.Kind
+    KIND_WRONG_ENTRY: HintReply.Kind
     SOLVED: HintReply.Kind
+    KIND_SOLVED: HintReply.Kind
     NO_SOLUTION: HintReply.Kind
+    KIND_NO_SOLUTION: HintReply.Kind
     ELIMINATION: HintReply.Kind
+    KIND_ELIMINATION: HintReply.Kind
     KIND_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     WRONG_FIELD_NUMBER: _ClassVar[int]
@@ -339,14 +373,22 @@ class Move(_message.Message):
         __slots__ = ()
         TECHNIQUE_UNSPECIFIED: _ClassVar[Move.Technique]
         NAKED_SINGLE: _ClassVar[Move.Technique]
+        TECHNIQUE_NAKED_SINGLE: _ClassVar[Move.Technique]
         HIDDEN_SINGLE: _ClassVar[Move.Technique]
+        TECHNIQUE_HIDDEN_SINGLE: _ClassVar[Move.Technique]
         FROM_SOLUTION: _ClassVar[Move.Technique]
+        TECHNIQUE_FROM_SOLUTION: _ClassVar[Move.Technique]
         LOGICAL_STEP: _ClassVar[Move.Technique]
+        TECHNIQUE_LOGICAL_STEP: _ClassVar[Move.Technique]
     TECHNIQUE_UNSPECIFIED: Move.Technique
     NAKED_SINGLE: Move.Technique
+    TECHNIQUE_NAKED_SINGLE: Move.Technique
     HIDDEN_SINGLE: Move.Technique
+    TECHNIQUE_HIDDEN_SINGLE: Move.Technique
     FROM_SOLUTION: Move.Technique
+    TECHNIQUE_FROM_SOLUTION: Move.Technique
     LOGICAL_STEP: Move.Technique
+    TECHNIQUE_LOGICAL_STEP: Move.Technique
     CELL_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
@@ -389,14 +431,22 @@ class CountReply(_message.Message):
         __slots__ = ()
         VERDICT_UNSPECIFIED: _ClassVar[CountReply.Verdict]
         UNIQUE: _ClassVar[CountReply.Verdict]
+        VERDICT_UNIQUE: _ClassVar[CountReply.Verdict]
         MULTIPLE: _ClassVar[CountReply.Verdict]
+        VERDICT_MULTIPLE: _ClassVar[CountReply.Verdict]
         NONE: _ClassVar[CountReply.Verdict]
+        VERDICT_NONE: _ClassVar[CountReply.Verdict]
         UNKNOWN: _ClassVar[CountReply.Verdict]
+        VERDICT_UNKNOWN: _ClassVar[CountReply.Verdict]
     VERDICT_UNSPECIFIED: CountReply.Verdict
     UNIQUE: CountReply.Verdict
+    VERDICT_UNIQUE: CountReply.Verdict
     MULTIPLE: CountReply.Verdict
+    VERDICT_MULTIPLE: CountReply.Verdict
     NONE: CountReply.Verdict
+    VERDICT_NONE: CountReply.Verdict
     UNKNOWN: CountReply.Verdict
+    VERDICT_UNKNOWN: CountReply.Verdict
     INDEX_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
@@ -491,82 +541,158 @@ class Step(_message.Message):
         __slots__ = ()
         TECHNIQUE_UNSPECIFIED: _ClassVar[Step.Technique]
         FULL_HOUSE: _ClassVar[Step.Technique]
+        TECHNIQUE_FULL_HOUSE: _ClassVar[Step.Technique]
         NAKED_SINGLE: _ClassVar[Step.Technique]
+        TECHNIQUE_NAKED_SINGLE: _ClassVar[Step.Technique]
         HIDDEN_SINGLE: _ClassVar[Step.Technique]
+        TECHNIQUE_HIDDEN_SINGLE: _ClassVar[Step.Technique]
         POINTING: _ClassVar[Step.Technique]
+        TECHNIQUE_POINTING: _ClassVar[Step.Technique]
         CLAIMING: _ClassVar[Step.Technique]
+        TECHNIQUE_CLAIMING: _ClassVar[Step.Technique]
         NAKED_PAIR: _ClassVar[Step.Technique]
+        TECHNIQUE_NAKED_PAIR: _ClassVar[Step.Technique]
         HIDDEN_PAIR: _ClassVar[Step.Technique]
+        TECHNIQUE_HIDDEN_PAIR: _ClassVar[Step.Technique]
         NAKED_TRIPLE: _ClassVar[Step.Technique]
+        TECHNIQUE_NAKED_TRIPLE: _ClassVar[Step.Technique]
         HIDDEN_TRIPLE: _ClassVar[Step.Technique]
+        TECHNIQUE_HIDDEN_TRIPLE: _ClassVar[Step.Technique]
         X_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_X_WING: _ClassVar[Step.Technique]
         NAKED_QUAD: _ClassVar[Step.Technique]
+        TECHNIQUE_NAKED_QUAD: _ClassVar[Step.Technique]
         HIDDEN_QUAD: _ClassVar[Step.Technique]
+        TECHNIQUE_HIDDEN_QUAD: _ClassVar[Step.Technique]
         SKYSCRAPER: _ClassVar[Step.Technique]
+        TECHNIQUE_SKYSCRAPER: _ClassVar[Step.Technique]
         TWO_STRING_KITE: _ClassVar[Step.Technique]
+        TECHNIQUE_TWO_STRING_KITE: _ClassVar[Step.Technique]
         SWORDFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_SWORDFISH: _ClassVar[Step.Technique]
         XY_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_XY_WING: _ClassVar[Step.Technique]
         W_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_W_WING: _ClassVar[Step.Technique]
         FINNED_X_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_FINNED_X_WING: _ClassVar[Step.Technique]
         SASHIMI_X_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_SASHIMI_X_WING: _ClassVar[Step.Technique]
         XYZ_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_XYZ_WING: _ClassVar[Step.Technique]
         SIMPLE_COLORING: _ClassVar[Step.Technique]
+        TECHNIQUE_SIMPLE_COLORING: _ClassVar[Step.Technique]
         UNIQUE_RECTANGLE: _ClassVar[Step.Technique]
+        TECHNIQUE_UNIQUE_RECTANGLE: _ClassVar[Step.Technique]
         BUG_PLUS_ONE: _ClassVar[Step.Technique]
+        TECHNIQUE_BUG_PLUS_ONE: _ClassVar[Step.Technique]
         JELLYFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_JELLYFISH: _ClassVar[Step.Technique]
         FINNED_SWORDFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_FINNED_SWORDFISH: _ClassVar[Step.Technique]
         SASHIMI_SWORDFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_SASHIMI_SWORDFISH: _ClassVar[Step.Technique]
         FINNED_JELLYFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_FINNED_JELLYFISH: _ClassVar[Step.Technique]
         SASHIMI_JELLYFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_SASHIMI_JELLYFISH: _ClassVar[Step.Technique]
         X_CHAIN: _ClassVar[Step.Technique]
+        TECHNIQUE_X_CHAIN: _ClassVar[Step.Technique]
         XY_CHAIN: _ClassVar[Step.Technique]
+        TECHNIQUE_XY_CHAIN: _ClassVar[Step.Technique]
         AIC: _ClassVar[Step.Technique]
+        TECHNIQUE_AIC: _ClassVar[Step.Technique]
         NICE_LOOP: _ClassVar[Step.Technique]
+        TECHNIQUE_NICE_LOOP: _ClassVar[Step.Technique]
         ALS_XZ: _ClassVar[Step.Technique]
+        TECHNIQUE_ALS_XZ: _ClassVar[Step.Technique]
         ALS_XY_WING: _ClassVar[Step.Technique]
+        TECHNIQUE_ALS_XY_WING: _ClassVar[Step.Technique]
         FORCING_CHAIN: _ClassVar[Step.Technique]
+        TECHNIQUE_FORCING_CHAIN: _ClassVar[Step.Technique]
         FORCING_NET: _ClassVar[Step.Technique]
+        TECHNIQUE_FORCING_NET: _ClassVar[Step.Technique]
         NESTED_FORCING: _ClassVar[Step.Technique]
+        TECHNIQUE_NESTED_FORCING: _ClassVar[Step.Technique]
         TRIAL: _ClassVar[Step.Technique]
+        TECHNIQUE_TRIAL: _ClassVar[Step.Technique]
     TECHNIQUE_UNSPECIFIED: Step.Technique
     FULL_HOUSE: Step.Technique
+    TECHNIQUE_FULL_HOUSE: Step.Technique
     NAKED_SINGLE: Step.Technique
+    TECHNIQUE_NAKED_SINGLE: Step.Technique
     HIDDEN_SINGLE: Step.Technique
+    TECHNIQUE_HIDDEN_SINGLE: Step.Technique
     POINTING: Step.Technique
+    TECHNIQUE_POINTING: Step.Technique
     CLAIMING: Step.Technique
+    TECHNIQUE_CLAIMING: Step.Technique
     NAKED_PAIR: Step.Technique
+    TECHNIQUE_NAKED_PAIR: Step.Technique
     HIDDEN_PAIR: Step.Technique
+    TECHNIQUE_HIDDEN_PAIR: Step.Technique
     NAKED_TRIPLE: Step.Technique
+    TECHNIQUE_NAKED_TRIPLE: Step.Technique
     HIDDEN_TRIPLE: Step.Technique
+    TECHNIQUE_HIDDEN_TRIPLE: Step.Technique
     X_WING: Step.Technique
+    TECHNIQUE_X_WING: Step.Technique
     NAKED_QUAD: Step.Technique
+    TECHNIQUE_NAKED_QUAD: Step.Technique
     HIDDEN_QUAD: Step.Technique
+    TECHNIQUE_HIDDEN_QUAD: Step.Technique
     SKYSCRAPER: Step.Technique
+    TECHNIQUE_SKYSCRAPER: Step.Technique
     TWO_STRING_KITE: Step.Technique
+    TECHNIQUE_TWO_STRING_KITE: Step.Technique
     SWORDFISH: Step.Technique
+    TECHNIQUE_SWORDFISH: Step.Technique
     XY_WING: Step.Technique
+    TECHNIQUE_XY_WING: Step.Technique
     W_WING: Step.Technique
+    TECHNIQUE_W_WING: Step.Technique
     FINNED_X_WING: Step.Technique
+    TECHNIQUE_FINNED_X_WING: Step.Technique
     SASHIMI_X_WING: Step.Technique
+    TECHNIQUE_SASHIMI_X_WING: Step.Technique
     XYZ_WING: Step.Technique
+    TECHNIQUE_XYZ_WING: Step.Technique
     SIMPLE_COLORING: Step.Technique
+    TECHNIQUE_SIMPLE_COLORING: Step.Technique
     UNIQUE_RECTANGLE: Step.Technique
+    TECHNIQUE_UNIQUE_RECTANGLE: Step.Technique
     BUG_PLUS_ONE: Step.Technique
+    TECHNIQUE_BUG_PLUS_ONE: Step.Technique
     JELLYFISH: Step.Technique
+    TECHNIQUE_JELLYFISH: Step.Technique
     FINNED_SWORDFISH: Step.Technique
+    TECHNIQUE_FINNED_SWORDFISH: Step.Technique
     SASHIMI_SWORDFISH: Step.Technique
+    TECHNIQUE_SASHIMI_SWORDFISH: Step.Technique
     FINNED_JELLYFISH: Step.Technique
+    TECHNIQUE_FINNED_JELLYFISH: Step.Technique
     SASHIMI_JELLYFISH: Step.Technique
+    TECHNIQUE_SASHIMI_JELLYFISH: Step.Technique
     X_CHAIN: Step.Technique
+    TECHNIQUE_X_CHAIN: Step.Technique
     XY_CHAIN: Step.Technique
+    TECHNIQUE_XY_CHAIN: Step.Technique
     AIC: Step.Technique
+    TECHNIQUE_AIC: Step.Technique
     NICE_LOOP: Step.Technique
+    TECHNIQUE_NICE_LOOP: Step.Technique
     ALS_XZ: Step.Technique
+    TECHNIQUE_ALS_XZ: Step.Technique
     ALS_XY_WING: Step.Technique
+    TECHNIQUE_ALS_XY_WING: Step.Technique
     FORCING_CHAIN: Step.Technique
+    TECHNIQUE_FORCING_CHAIN: Step.Technique
     FORCING_NET: Step.Technique
+    TECHNIQUE_FORCING_NET: Step.Technique
     NESTED_FORCING: Step.Technique
+    TECHNIQUE_NESTED_FORCING: Step.Technique
     TRIAL: Step.Technique
+    TECHNIQUE_TRIAL: Step.Technique
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_FIELD_NUMBER: _ClassVar[int]

@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class SudokuStub:
-    """Missing associated documentation comment in .proto file."""
+    """Solve, watch, hint, explain, grade, count and generate Sudoku puzzles.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -97,7 +98,8 @@ class SudokuStub:
 
 
 class SudokuServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Solve, watch, hint, explain, grade, count and generate Sudoku puzzles.
+    """
 
     def Solve(self, request, context):
         """Solves one puzzle on a worker. The stream's first frame is sent as soon
@@ -127,7 +129,11 @@ class SudokuServicer:
     def Cancel(self, request, context):
         """Stops a solve and every playback of it. A search still running stops
         at its next slice (within milliseconds). Every open stream of the job,
-        on any instance, ends within one frame interval (and 200 ms) with a last
+        on any instance, ends as soon as its instance hears of the Cancel (at
+        once on the instance that took it, one Redis round trip later on the
+        others): it does not wait for its next frame's due time, so the wait is
+        not a frame interval but milliseconds, plus a frame already on its way
+        (allow a second on a loaded service). It ends with a last
         frame whose outcome is CANCELLED, drawn where that stream was: its
         board is the board after the last frame that stream sent (a keyframe),
         its counters those of that frame, and its seq the next one. The furthest
@@ -286,7 +292,8 @@ def add_SudokuServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Sudoku:
-    """Missing associated documentation comment in .proto file."""
+    """Solve, watch, hint, explain, grade, count and generate Sudoku puzzles.
+    """
 
     @staticmethod
     def Solve(request,
