@@ -7,14 +7,18 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import tempfile
+import threading
 import time
 import urllib.request
 
 import grpc
 import pytest
-from prometheus_client import REGISTRY
+from prometheus_client import REGISTRY, CollectorRegistry
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.registry import Collector
 from rq import Queue
 
 from service.metrics import QueueDepth
@@ -22,6 +26,7 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.stack import free_port, reap, start_sudoku_server
+from worker.metrics import Endpoint
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30
@@ -162,3 +167,48 @@ def test_refused_and_invalid_calls_are_counted_by_code(custom_service):
             break
         time.sleep(0.01)
     assert delta == expected
+
+
+def until(check) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+class CountedCollector(Collector):
+    """A registry's only collector, counting the times it is rendered."""
+
+    def __init__(self):
+        self.collected = 0
+
+    def collect(self):
+        self.collected += 1
+        yield GaugeMetricFamily("sudoku_test_gauge", "a gauge", value=1)
+
+
+def test_the_endpoint_is_bounded_however_it_is_used():
+    """124 scrapes a second took a core of the service's process (a render
+    per scrape), and 150 idle connections held 150 threads: now the registry
+    is rendered at most once a RENDER_EVERY_S, connections are capped at
+    MAX_CONNECTIONS and each is dropped after CONNECTION_S, in one thread."""
+    collector = CountedCollector()
+    registry = CollectorRegistry()
+    registry.register(collector)
+    endpoint = Endpoint(registry, "127.0.0.1", 0)
+    threads = threading.active_count()
+    idle = [socket.create_connection(("127.0.0.1", endpoint.port)) for _ in range(150)]
+    try:
+        until(lambda: len(endpoint.writers) + endpoint.refused == len(idle))
+        assert len(endpoint.writers) == Endpoint.MAX_CONNECTIONS and threading.active_count() <= threads
+        for sock in idle:
+            sock.close()
+        until(lambda: not endpoint.writers)  # room again for scrapes, once the endpoint has seen them go
+        started = time.monotonic()
+        for _ in range(200):
+            with urllib.request.urlopen(f"http://127.0.0.1:{endpoint.port}/metrics", timeout=10) as reply:
+                assert b"sudoku_test_gauge 1.0" in reply.read()
+        took = time.monotonic() - started
+        assert collector.collected <= took / Endpoint.RENDER_EVERY_S + 2, (collector.collected, took)
+    finally:
+        endpoint.close()
