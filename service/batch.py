@@ -26,10 +26,10 @@ from service.callbudget import CallBudget, TooMany
 from service.config import Settings
 from service.futures import Outliving, finish, seen
 from service.queueing import Jobs
-from service.replies import count_reply, item_error
 from service.validate import Invalid
 from service.waiting import JobFailed
 from sudoku import keys
+from sudoku.replies import count_reply, item_error
 from sudoku.specs import CountSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -161,7 +161,8 @@ class BatchCounter:
 
     async def _count(self, items: list[tuple[int, CountSpec]], budget: CallBudget) -> list[pb.CountReply]:
         cache_keys = [count_key(spec) for _, spec in items]
-        results = await self.cache.get_many(cache_keys)
+        cached = await self.cache.get_many(cache_keys)
+        results: list = [None if r is None else pb.CountReply.FromString(r) for r in cached]
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             specs = [items[i][1] for i in todo]
@@ -180,10 +181,17 @@ class BatchCounter:
             finally:
                 budget.settle(granted, used)
             for i, result in zip(todo, done["results"]):
-                results[i] = result
-            await self.cache.put_many([(cache_keys[i], results[i]) for i in todo if results[i] is not None])
-        return [error_reply(index, grpc.StatusCode.RESOURCE_EXHAUSTED, UNCOUNTED) if result is None
-                else count_reply(result, index) for (index, _), result in zip(items, results)]
+                results[i] = None if result is None else count_reply(result)
+            await self.cache.put_many([(cache_keys[i], results[i].SerializeToString()) for i in todo
+                                       if results[i] is not None and results[i].complete])
+        replies = []
+        for (index, _), reply in zip(items, results):
+            if reply is None:
+                replies.append(error_reply(index, grpc.StatusCode.RESOURCE_EXHAUSTED, UNCOUNTED))
+            else:
+                reply.index = index
+                replies.append(reply)
+        return replies
 
 
 def _settle(future: asyncio.Future, task: asyncio.Task) -> None:

@@ -120,6 +120,13 @@ class Settings:
     # Streams one client connection may have open at once (HTTP/2 setting).
     max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION",
                                                                    "ceiling": True})
+    # Each caller's share of each lane (service/shares.py, sudoku/lanes.py):
+    # cheap calls, heavy calls and batch jobs one client connection may have
+    # queued or running at once (its address: four times as many); more
+    # wait their turn, within their deadlines.
+    caller_cheap_calls: int = field(default=64, metadata={"env": "SUDOKU_CALLER_CHEAP_CALLS", "ceiling": True})
+    caller_heavy_calls: int = field(default=2, metadata={"env": "SUDOKU_CALLER_HEAVY_CALLS", "ceiling": True})
+    caller_batch_jobs: int = field(default=16, metadata={"env": "SUDOKU_CALLER_BATCH_JOBS", "ceiling": True})
     # Largest request of CountMany and GradeMany (after decompression), the
     # only messages that carry many boards; 0: what max_chunk boards need
     # in the largest encoding (JSON with packed_boards in base64). Every

@@ -72,6 +72,13 @@ class Enqueued(NamedTuple):
     attached: str | None = None  # the job the request_id names, which made this one unnecessary
 
 
+class Submitted(NamedTuple):
+    job: str | None  # the job the calls not cached went into (None: all cached, or refused)
+    waiting: int  # jobs waiting before a new job (or instead of it, when refused)
+    cached: dict[int, bytes]  # the replies the cache gave, by the call's position
+    refused: bool  # the queue was full: no call was stored
+
+
 class Claim(NamedTuple):
     """A request_id to claim with the job: its key, the request's
     fingerprint, and how long the claim lasts."""
@@ -129,6 +136,24 @@ class Enqueuer:
         if status == 4:
             raise RequestIdReused()
         return Enqueued(bool(status), int(value))
+
+    async def submit(
+        self, queue: Queue, bound: int, func: str, args: Any, job_id: str, open_job: str | None,
+        calls: list[bytes], cache_keys: list[str], max_calls: int, ttl_s: int, **options: Any,
+    ) -> Submitted:
+        """Puts coalesced calls (sudoku/scripts.py SUBMIT) into `open_job`
+        while it takes calls, else into a new job `job_id`, func(args),
+        queued unless `bound` jobs wait; the calls whose cache key holds a
+        reply are answered from it instead."""
+        fields = self._fields(queue, func, args, job_id, options)
+        keys_ = [keys.open_job(open_job) if open_job else "", keys.calls(open_job) if open_job else "", queue.key,
+                 queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING, keys.calls(job_id),
+                 keys.open_job(job_id), *cache_keys]
+        argv = [max_calls, len(calls), ttl_s, bound, job_id, repr(time.time()), *calls, *fields]
+        status, waiting, hits = await self._scripts(scripts.SUBMIT, keys_, argv)
+        cached = {int(hits[i]) - 1: hits[i + 1] for i in range(0, len(hits), 2)}
+        job = open_job if status == 3 else job_id if status == 1 else None
+        return Submitted(job, int(waiting), cached, refused=status == 0)
 
     def _fields(self, queue: Queue, func: str, args: Any, job_id: str, options: dict[str, Any]) -> list:
         """The job hash's field/value pairs, as Queue.create_job,

@@ -18,10 +18,10 @@ from service import validate
 from service.callbudget import TooMany
 from service.config import Settings
 from service.queueing import Jobs
-from service.replies import item_error
 from service.validate import Invalid
 from service.waiting import JobFailed
 from sudoku import keys
+from sudoku.replies import item_error
 from sudoku.specs import GradeSpec
 from sudoku.v1 import sudoku_pb2 as pb
 

@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import socket
 import time
 
 import h2.errors
 import h2.events
+import priority
 from h2.stream import StreamState
 from hypercorn.app_wrappers import ASGIWrapper
 from hypercorn.asyncio.tcp_server import MAX_RECV, TCPServer
@@ -101,7 +103,13 @@ def _guard(protocol: H2Protocol) -> None:
         stream = protocol.connection.streams.get(event.stream_id)
         if stream is not None and stream.state_machine.state in _UNFINISHED:
             protocol.connection.reset_stream(event.stream_id, h2.errors.ErrorCodes.CANCEL)
-            protocol.stream_buffers.pop(event.stream_id, None)
+            buffer = protocol.stream_buffers.get(event.stream_id)
+            if buffer is not None:
+                # hypercorn's sender finds the stream closed at its next turn and forgets it.
+                await buffer.close()
+                with contextlib.suppress(priority.MissingStreamError):
+                    protocol.priority.unblock(event.stream_id)
+                await protocol.has_data.set()
             await protocol._flush()
 
     protocol._handle_events = guarded_events

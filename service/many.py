@@ -30,10 +30,10 @@ from service.callbudget import CallBudget, TooMany
 from service.config import Settings
 from service.futures import Outliving, finish, seen
 from service.queueing import Jobs, new_job_id
-from service.replies import item_error
 from service.validate import Invalid
 from service.waiting import JobFailed, ResultLost
 from sudoku import keys
+from sudoku.replies import item_error
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 

@@ -100,6 +100,8 @@ class Jobs:
         self.queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
         self.enqueuer = enqueuer
         self.store_full: str | None = None  # set by the health monitor (memory_verdict)
+        self.retry = Retry(max=settings.job_retries)  # of a job whose worker died
+        self.calls_failure = Callback("worker.jobs.on_calls_failure")
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
 

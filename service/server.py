@@ -14,9 +14,11 @@ import functools
 import inspect
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 
 import grpc
+from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from redis import Redis
@@ -29,21 +31,23 @@ from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter
 from service.cache import ResultCache, count_key, grade_key, hint_key
 from service.callbudget import BudgetSpent, TooMany
+from service.calls import UnaryCalls
 from service.config import Settings
 from service.enqueue import Enqueuer
 from service.generating import Generator, NoPuzzle
 from service.grading import Grader, grade_spec
 from service.hub import ShuttingDown, StreamHub
+from service.inbox import Inbox
 from service.many import ManyCounter
 from service.pacing import Schedule
 from service.queueing import Jobs, QueueFull, StoreFull, memory_verdict, new_job_id
 from service.relay import Relay, Trimmed
-from service.replies import count_reply, grade_reply, hint_reply
+from service.shares import Shares
 from service.stops import Stops
 from service.validate import Invalid
 from service.waiting import JobFailed, JobLost, JobStuck, ResultLost
 from service.watched import Watched
-from sudoku import connections, keys
+from sudoku import connections, keys, lanes
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
@@ -102,6 +106,27 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
 
 # Ceilings that Limits gives under another name, in other units.
 LIMITS_RENAMED = {"stream_idle_s": ("stream_idle_ms", 1000)}
+
+
+def _serialized(message) -> bytes:
+    """A reply message's bytes; a reply that is bytes already (a coalesced call's) as it is."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def register(servicer: SudokuServicer, server: grpc.aio.Server) -> None:
+    """The servicer's methods on `server`, as sudoku_pb2_grpc would add them
+    but for the replies, which may be bytes (_serialized)."""
+    handlers_ = {}
+    for method in pb.DESCRIPTOR.services_by_name["Sudoku"].methods:
+        kind = (method.client_streaming, method.server_streaming)
+        make = {(False, False): grpc.unary_unary_rpc_method_handler, (False, True): grpc.unary_stream_rpc_method_handler,
+                (True, False): grpc.stream_unary_rpc_method_handler,
+                (True, True): grpc.stream_stream_rpc_method_handler}[kind]
+        handlers_[method.name] = make(getattr(servicer, method.name),
+                                      request_deserializer=GetMessageClass(method.input_type).FromString,
+                                      response_serializer=_serialized)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers_),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers_)
 
 
 def limits(settings: Settings) -> pb.Limits:
@@ -183,9 +208,12 @@ class Calls:
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
-    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops):
+    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops,
+                 unary: UnaryCalls, shares: Shares):
         self.settings = settings
         self.calls = Calls()
+        self.unary = unary
+        self.shares = shares
         self.jobs = jobs
         self.hub = hub
         self.cache = cache
@@ -280,23 +308,22 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def GetLimits(self, request: pb.GetLimitsRequest, context):
         return limits(self.settings)
 
+    # Hint, Explain, Grade and CountSolutions are coalesced calls
+    # (service/calls.py): they return the reply message's bytes as the worker
+    # made them (register() serializes a message or passes bytes on).
+
     @statuses
     async def Hint(self, request: pb.HintRequest, context):
-        spec = validate.hint_spec(request)
-        result = await self._unary("worker.jobs.hint", spec, hint_key, self.settings.max_time_ms)
-        return hint_reply(result)
+        return await self._unary("hint", validate.hint_spec(request), hint_key, context)
 
     @statuses
     async def Explain(self, request: pb.ExplainRequest, context):
-        spec = validate.explain_spec(request)
         # Not cached: a path is long, and asked for once per puzzle.
-        result = await self.jobs.run("worker.jobs.explain", spec, keys.QUEUE_INTERACTIVE, self.settings.max_time_ms)
-        return pb.ExplainReply(**result)
+        return await self._unary("explain", validate.explain_spec(request), None, context)
 
     @statuses
     async def Grade(self, request: pb.GradeRequest, context):
-        spec = grade_spec(request)
-        return grade_reply(await self._unary("worker.jobs.grade", spec, grade_key, self.settings.max_time_ms))
+        return await self._unary("grade", grade_spec(request), grade_key, context)
 
     @statuses
     async def GradeMany(self, request_iterator, context):
@@ -310,16 +337,14 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):
-        spec = validate.count_spec(request, self.settings)
-        return count_reply(await self._unary("worker.jobs.count", spec, count_key, spec.time_limit_ms))
+        return await self._unary("count", validate.count_spec(request, self.settings), count_key, context)
 
-    async def _unary(self, func: str, spec, cache_key, time_limit_ms: int):
-        """A job's result, or the cached one; a fresh result is cached."""
-        key = cache_key(spec) if self.cache.enabled else None
-        result, cached = await self.jobs.run_cached(func, spec, keys.QUEUE_INTERACTIVE, time_limit_ms, key)
-        if key is not None and not cached:
-            self.cache.put_later(key, result)
-        return result
+    async def _unary(self, kind: str, spec, cache_key, context) -> bytes:
+        """The reply's bytes of a coalesced call (the cache's, when it has them)."""
+        key = cache_key(spec) if cache_key is not None and self.cache.enabled else None
+        remaining = context.time_remaining()
+        deadline = time.time() + remaining if remaining is not None else None
+        return await self.unary.run(kind, spec, key, deadline, admission.peer(context))
 
     @statuses
     async def CountBatch(self, request_iterator, context):
@@ -354,6 +379,7 @@ class App:
     enqueuer: Enqueuer
     servicer: SudokuServicer
     stops: Stops
+    inbox: Inbox
     monitor: asyncio.Task | None = None
     renewer: asyncio.Task | None = None
     http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
@@ -372,6 +398,7 @@ class App:
         await self.servicer.batches.close()
         await self.servicer.cache.close()
         await self.stops.close()
+        await self.inbox.close()
         await self.hub.close()
         await self.redis.aclose()
         await self.enqueuer.close()
@@ -393,7 +420,7 @@ async def _set_health(health: health_aio.HealthServicer, serving: bool) -> None:
         await health.set(name, status)
 
 
-async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, hub: StreamHub, jobs: Jobs,
+async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, readers, jobs: Jobs,
                          serving: bool) -> None:
     """Health follows Redis: NOT_SERVING while it cannot be reached, so a
     load balancer sends nobody here who would only get UNAVAILABLE. When it
@@ -420,7 +447,8 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, h
                 log.warning("%s", verdict or "the job store has room again: taking new work")
             jobs.store_full = verdict
         if not now and serving:
-            hub.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
+            for reader in readers:  # the stream hub and the inbox
+                reader.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
         if now != serving:
             await _set_health(health, now)
             log.warning("redis %s", "is back: SERVING" if now else "cannot be reached: NOT_SERVING")
@@ -459,8 +487,12 @@ async def start(settings: Settings) -> App:
         ],
     )
     cache = ResultCache(redis, settings.cache_ttl_s)
-    servicer = SudokuServicer(settings, jobs, hub, cache, stops)
-    pb_grpc.add_SudokuServicer_to_server(servicer, server)
+    inbox = Inbox(url, uuid.uuid4().hex)
+    shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
+                     lanes.BATCH: settings.caller_batch_jobs})
+    unary = UnaryCalls(jobs, enqueuer, inbox, shares)
+    servicer = SudokuServicer(settings, jobs, hub, cache, stops, unary, shares)
+    register(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
@@ -469,8 +501,9 @@ async def start(settings: Settings) -> App:
         raise OSError(f"cannot listen on {settings.listen}")
     hub.start()
     stops.start()
+    inbox.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer, stops)
+    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer, stops, inbox)
     if settings.http_listen:
         try:
             app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
@@ -479,6 +512,6 @@ async def start(settings: Settings) -> App:
             raise
     serving = await _redis_ok(redis)
     await _set_health(health, serving)
-    app.monitor = asyncio.create_task(_monitor_redis(health, redis, hub, jobs, serving), name="health")
+    app.monitor = asyncio.create_task(_monitor_redis(health, redis, (hub, inbox), jobs, serving), name="health")
     app.renewer = asyncio.create_task(servicer.watched.renew(), name="watched")
     return app

@@ -84,16 +84,22 @@ def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | No
     )
 
 
+# The statuses of a job that has ended without a result, for good.
+ENDED_BADLY = {b"failed", b"stopped", b"canceled"}
+
+
 async def alive(redis: AsyncRedis, job_id: str, stream: str | None = None) -> None:
     """Returns if the job can still end by itself (queued, or started
     within its timeout), and its `stream`, if given, still exists;
-    raises JobLost or JobStuck if not."""
+    raises JobLost, JobStuck or JobFailed if not."""
     async with redis.pipeline(transaction=False) as pipe:
         pipe.hmget(Job.key_for(job_id), "status", "started_at", "timeout")
         pipe.exists(stream or Job.key_for(job_id))
         (status, started_at, timeout), exists = await pipe.execute()
     if status is None or not exists:
         raise JobLost(job_id)
+    if status in ENDED_BADLY:
+        raise JobFailed("ABORTED", f"job {job_id} {status.decode()} on every worker that tried it")
     if status == b"started" and started_at and timeout:
         running = time.time() - datetime.fromisoformat(started_at.decode()).timestamp()
         if running > int(timeout) + STUCK_SLACK_S:

@@ -146,13 +146,13 @@ async def _each_parsed(requests):
         yield await web_codecs.resolve(request)
 
 
-async def _printed(replies, context: CallContext):
+async def _printed(replies, context: CallContext, output):
     """A reply stream's messages, a big one printed ahead off the loop for a
     JSON caller. Closing this closes the servicer's generator, whose finally
     blocks then run: the server closes it the moment the client goes away."""
     try:
         async for reply in replies:
-            yield await web_codecs.printed(reply, context.json)
+            yield await web_codecs.printed(reply, context.json, output)
     finally:
         await replies.aclose()
 
@@ -168,7 +168,7 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
             context = CallContext(ctx)
             request = await _parsed(request)
             with places.taken():
-                return await web_codecs.printed(await handler(request, context), context.json)
+                return await web_codecs.printed(await handler(request, context), context.json, info.output)
 
         return Endpoint.unary(info, unary)
     if info.stream_type is StreamType.SERVER_STREAM:
@@ -177,7 +177,7 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
             context = CallContext(ctx)
             request = await _parsed(request)
             with places.taken():
-                async for reply in _printed(handler(request, context), context):
+                async for reply in _printed(handler(request, context), context, info.output):
                     yield reply
 
         return Endpoint.server_stream(info, server_stream)
@@ -186,7 +186,7 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
         async def client_stream(requests, ctx):
             context = CallContext(ctx)
             with places.taken():
-                return await web_codecs.printed(await handler(_each_parsed(requests), context), context.json)
+                return await web_codecs.printed(await handler(_each_parsed(requests), context), context.json, info.output)
 
         return Endpoint.client_stream(info, client_stream)
 
@@ -194,7 +194,7 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
     async def bidi_stream(requests, ctx):
         context = CallContext(ctx)
         with places.taken():
-            async for reply in _printed(handler(_each_parsed(requests), context), context):
+            async for reply in _printed(handler(_each_parsed(requests), context), context, info.output):
                 yield reply
 
     return Endpoint.bidi_stream(info, bidi_stream)

@@ -177,10 +177,15 @@ async def resolve(request):
     return request
 
 
-async def printed(message, json_reply: bool):
-    """The reply as the codec should send it: a big one, for a JSON caller,
+async def printed(message, json_reply: bool, output: type[Message]):
+    """The reply as the codec should send it: a coalesced call's bytes as
+    they are (a JSON caller's parsed first), a big reply for a JSON caller
     printed ahead in JSON_THREAD (its ByteSize is a tenth or less of its JSON)."""
-    if json_reply and isinstance(message, Message) and message.ByteSize() * 4 > OFF_LOOP_BYTES:
+    if isinstance(message, bytes):
+        if not json_reply:
+            return Encoded(message)
+        message = output.FromString(message)
+    if json_reply and message.ByteSize() * 4 > OFF_LOOP_BYTES:
         loop = asyncio.get_running_loop()
         return Encoded(await loop.run_in_executor(JSON_THREAD, _to_json, message))
     return message

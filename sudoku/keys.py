@@ -8,13 +8,15 @@ from __future__ import annotations
 
 PREFIX = "sudoku"
 
-# RQ queues. Watched and unwatched solves share one queue; counting batches
-# get their own so that a generator streaming a million puzzles cannot
-# starve a phone waiting for its first frame (workers listen to both,
-# interactive first).
+# RQ queues, one per lane (service/costs.py): jobs whose worst case is
+# cheap (the workers kept for interactive calls take only these), the
+# expensive ones, and the jobs of batch calls. Workers take them in this
+# order, so a generator streaming a million puzzles cannot starve a phone
+# waiting for a hint or its first frame.
 QUEUE_INTERACTIVE = f"{PREFIX}-interactive"
+QUEUE_HEAVY = f"{PREFIX}-heavy"
 QUEUE_BATCH = f"{PREFIX}-batch"
-QUEUES = (QUEUE_INTERACTIVE, QUEUE_BATCH)
+QUEUES = (QUEUE_INTERACTIVE, QUEUE_HEAVY, QUEUE_BATCH)
 
 
 def frames(job_id: str) -> str:
@@ -88,6 +90,32 @@ def boards(token: str) -> str:
 def request(request_id: str) -> str:
     """Maps a client's request_id to its job (idempotent retries)."""
     return f"{PREFIX}:request:{request_id}"
+
+
+def calls(job_id: str) -> str:
+    """List of the calls a coalesced job carries (service/calls.py appends
+    them while the job waits; worker/calls.py takes them). It lives until
+    the job ends, so a retried attempt answers the same calls."""
+    return f"{PREFIX}:calls:{job_id}"
+
+
+def open_job(job_id: str) -> str:
+    """Set while a coalesced job may still take calls: its worker deletes it
+    as it takes the calls, in the same step, so no call is added after."""
+    return f"{PREFIX}:open:{job_id}"
+
+
+def cancelled_calls(job_id: str) -> str:
+    """Set of the calls of a coalesced job whose callers left before their
+    answer: its worker skips them."""
+    return f"{PREFIX}:cancelled-calls:{job_id}"
+
+
+def inbox(instance: str) -> str:
+    """Stream of the replies to a service instance's calls, written by the
+    workers (an entry per call: its id, and its reply's bytes or its error)
+    and trimmed by the instance as it reads them (service/inbox.py)."""
+    return f"{PREFIX}:inbox:{instance}"
 
 
 def cache(digest: str) -> str:

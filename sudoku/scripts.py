@@ -217,6 +217,54 @@ return {1, waiting}
 """.replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)))
 
 
+# Calls.submit (service/calls.py): coalesced calls. Each call whose cache
+# key holds a reply is answered from it; the others go into the open job
+# (KEYS[1], KEYS[2]) while it still takes calls and has room, or else into a
+# new job, queued as ENQUEUE queues one (the bound checked first), whose
+# calls list and open flag are set in the same step.
+# KEYS: open job's flag (or ""), open job's calls (or ""), queue list, new
+#       job hash, RQ's set of queues, pending jobs, new job's calls, new
+#       job's flag, then a cache key (or "") per call
+# ARGV: calls a job holds at most, n (calls), the calls' TTL, bound, new
+#       job id, now, then the n calls, then the new job hash's field/value
+#       pairs
+# Returns {status, jobs waiting, hits}: status 3 added to the open job, 1
+# queued the new job, 2 every call was cached, 0 refused (queue full: no
+# call stored); hits = {i, reply, ...} for the calls (1-based) the cache answered.
+SUBMIT = Script("""
+local n = tonumber(ARGV[2])
+local hits, rest = {}, {}
+for i = 1, n do
+  local cached = false
+  if KEYS[8 + i] ~= '' then
+    local reply = redis.call('GET', KEYS[8 + i])
+    if reply then
+      hits[#hits + 1] = i
+      hits[#hits + 1] = reply
+      cached = true
+    end
+  end
+  if not cached then rest[#rest + 1] = ARGV[6 + i] end
+end
+if #rest == 0 then return {2, 0, hits} end
+if KEYS[1] ~= '' and redis.call('EXISTS', KEYS[1]) == 1
+   and redis.call('LLEN', KEYS[2]) + #rest <= tonumber(ARGV[1]) then
+  redis.call('RPUSH', KEYS[2], unpack(rest))
+  return {3, 0, hits}
+end
+local waiting = redis.call('LLEN', KEYS[3])
+if waiting >= tonumber(ARGV[4]) then return {0, waiting, hits} end
+redis.call('HSET', KEYS[4], unpack(ARGV, 7 + n))
+redis.call('RPUSH', KEYS[3], ARGV[5])
+redis.call('SADD', KEYS[5], KEYS[3])
+redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
+redis.call('RPUSH', KEYS[7], unpack(rest))
+redis.call('EXPIRE', KEYS[7], ARGV[3])
+redis.call('SET', KEYS[8], '1', 'EX', ARGV[3])
+return {1, waiting, hits}
+""")
+
+
 # ---- A job's lifecycle in a worker (worker/lifecycle.py) ----
 
 # LeanWorker.start_job: what RQ's Execution.create, Worker.set_state(BUSY),

@@ -69,8 +69,10 @@ def test_identical_counts_are_answered_from_the_cache(stub, service, redis):
         time.sleep(0.01)
     assert 0 < redis.ttl(key) <= service.settings.cache_ttl_s
     # Prove the second answer comes from the cache: doctor the cached entry.
-    redis.set(key, '{"count": 7, "complete": true, "verdict": "MULTIPLE"}', ex=30)
+    redis.set(key, pb.CountReply(count=7, complete=True, verdict=pb.CountReply.MULTIPLE).SerializeToString(), ex=30)
     assert count(stub, board.replace(".", "0")).count == 7  # same puzzle, other spelling
+    # and the same puzzle with its digits renamed: the count is the same, and so is its entry
+    assert count(stub, relabelled(board, random.Random(9))).count == 7
     assert first.count == 1
 
 
@@ -82,7 +84,7 @@ def test_identical_hints_are_answered_from_the_cache(stub, service, redis):
     while redis.ttl(key) < 0 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert 0 < redis.ttl(key) <= service.settings.cache_ttl_s
-    redis.set(key, '{"kind": "NEXT_MOVE", "reason": "from the cache"}', ex=30)
+    redis.set(key, pb.HintReply(kind=pb.HintReply.NEXT_MOVE, reason="from the cache").SerializeToString(), ex=30)
     assert stub.Hint(pb.HintRequest(givens=board)).reason == "from the cache"
     assert first.reason != "from the cache"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from google.protobuf.json_format import MessageToDict, ParseDict
 
-from service.replies import hint_reply
+from sudoku.replies import hint_reply
 from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, to_string, to_values
 from sudoku.v1.sudoku_pb2 import HintReply
 from worker import engine

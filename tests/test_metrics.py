@@ -140,7 +140,7 @@ def test_queue_depth_is_read_from_redis_at_each_scrape(fresh_redis):
     assert depths() == {queue: 0 for queue in keys.QUEUES}
     redis.rpush(Queue(keys.QUEUE_BATCH, connection=redis).key, "a", "b", "c")
     redis.rpush(Queue(keys.QUEUE_INTERACTIVE, connection=redis).key, "d")
-    assert depths() == {keys.QUEUE_INTERACTIVE: 1, keys.QUEUE_BATCH: 3}
+    assert depths() == {keys.QUEUE_INTERACTIVE: 1, keys.QUEUE_HEAVY: 0, keys.QUEUE_BATCH: 3}
 
 
 def counted(method: str, code: str) -> float:

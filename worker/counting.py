@@ -22,6 +22,7 @@ from sudoku.specs import CountManySpec, CountSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 
+
 class CallWork:
     """The bounds of a batch job (CountBatch, CountMany): the time its call
     granted it, and its call's cancel flag, looked at every CHECK_EVERY_S of

@@ -3,14 +3,19 @@
 ``grade_boards(boards)`` grades a str of 81-char boards in one C call
 (worker.logic.grade_many) and returns, per board, the GradeReply in
 protobuf JSON form (proto field names, enums by name, zeros left out), which
-the service turns into the message with ``pb.GradeReply(**reply)``.
+``pb.GradeReply(**reply)`` makes the message. ``grade_board(board,
+max_level, max_guesses)`` grades one within those bounds (the cheap lane's,
+service/costs.py), or raises NeedsHarder where they do not reach: the same
+grade as grade_boards' when they do, since the ladder takes the easiest
+step at every state, and one that never needed a harder one took none.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from worker import logic
+from worker import engine, logic
+from worker.hints import NeedsHarder
 
 VERDICTS = {0: "NONE", 1: "UNIQUE", 2: "MULTIPLE", -1: "UNKNOWN"}
 
@@ -35,3 +40,28 @@ def grade_json(g: logic.Grade) -> dict[str, Any]:
 
 def grade_boards(boards: str) -> list[dict[str, Any]]:
     return [grade_json(g) for g in logic.grade_many(boards)]
+
+
+def grade_board(board: str, max_level: int = logic.MAX_LEVEL, max_guesses: int | None = None) -> dict[str, Any]:
+    """One board's GradeReply in protobuf JSON form, within `max_level` and
+    `max_guesses` (for the count), or NeedsHarder (see the module docstring)."""
+    if max_level >= logic.MAX_LEVEL and max_guesses is None:
+        return grade_json(logic.grade(board))
+    found, complete = engine.count(board, limit=2, max_steps=max_guesses)
+    if not complete and found < 2:
+        raise NeedsHarder()
+    counts = [0] * len(logic.TECHNIQUES)
+    if not found:
+        return grade_json(logic.Grade(0, False, 0, 0, 0, tuple(counts)))
+    steps = logic.path(board, unique=found == 1, max_level=max_level)
+    if sum(s.is_placement for s in steps) != board.count("."):
+        raise NeedsHarder()
+    hardest = score = 0
+    for step in steps:
+        technique = step.technique
+        counts[technique] += 1
+        score += logic.WEIGHTS[technique]
+        # logic_solve's rule: the highest level, then the highest weight; the first of equals.
+        if (logic.LEVELS[technique], logic.WEIGHTS[technique]) > (logic.LEVELS[hardest], logic.WEIGHTS[hardest]):
+            hardest = technique
+    return grade_json(logic.Grade(min(found, 2), True, hardest, len(steps), score, tuple(counts)))

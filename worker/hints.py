@@ -75,6 +75,12 @@ FROM_SOLUTION_REASON = "no logical step is available (the puzzle has several sol
 NO_SOLUTION_REASON = "the givens have no solution, though no two of them break a rule"
 
 
+class NeedsHarder(Exception):
+    """No step was found within the `max_level` asked for, below the top of
+    the ladder: the call goes on with the whole ladder (service/costs.py
+    runs it in the heavy lane)."""
+
+
 class Clash(NamedTuple):
     """Two filled cells holding the same value in one unit (first < second)."""
 
@@ -85,9 +91,12 @@ class Clash(NamedTuple):
 
 
 def hint(
-    givens: str, entries: str = "", include_candidates: bool = False, pencil_marks: list[int] | None = None
+    givens: str, entries: str = "", include_candidates: bool = False, pencil_marks: list[int] | None = None,
+    max_level: int = logic.MAX_LEVEL,
 ) -> dict[str, Any]:
-    """The HintReply, in protobuf JSON form, for a player's board (see the module docstring)."""
+    """The HintReply, in protobuf JSON form, for a player's board (see the
+    module docstring); with `max_level` below the top, raises NeedsHarder
+    where only a harder technique would find the step."""
     given_cells = _parse("givens", givens)
     entry_cells = _parse("entries", entries) if entries.strip() else bytes(81)
     entry_cells = check_entries(given_cells, entry_cells)
@@ -100,7 +109,7 @@ def hint(
     if broken:
         reply = _judge_clashes(_clashes(board), given_cells)
     else:
-        reply = _judge_search(givens, given_cells, entry_cells, board, held, pencil_marks)
+        reply = _judge_search(givens, given_cells, entry_cells, board, held, pencil_marks, max_level)
     if include_candidates:
         masks = _candidates(board, held)
         if pencil_marks is not None:
@@ -109,17 +118,24 @@ def hint(
     return reply
 
 
-def explain(board: str, pencil_marks: list[int] | None = None) -> dict[str, Any]:
+def explain(board: str, pencil_marks: list[int] | None = None, max_level: int = logic.MAX_LEVEL,
+            max_guesses: int | None = None) -> dict[str, Any]:
     """An ExplainReply in protobuf JSON form: every logical step of the board's
     solution, each with its sentence. Uniqueness techniques only for a board
-    with one solution; the steps stop where no technique applies."""
+    with one solution; the steps stop where no technique applies. With
+    `max_level` below the top (or `max_guesses` for its count), raises
+    NeedsHarder where the steps stop short of the end, or the count of it."""
     cells = _parse("board", board)
     if pencil_marks is not None:
         check_pencil_marks(pencil_marks)
-    found, complete = engine.count(board, limit=2)
+    found, complete = engine.count(board, limit=2, max_steps=max_guesses)
+    if not complete and found < 2 and max_guesses is not None:
+        raise NeedsHarder()
     verdict = "MULTIPLE" if found >= 2 else ("UNIQUE" if found else "NONE") if complete else "UNKNOWN"
-    steps = logic.path(board, pencil_marks, unique=verdict == "UNIQUE") if found else []
+    steps = logic.path(board, pencil_marks, unique=verdict == "UNIQUE", max_level=max_level) if found else []
     filled = sum(1 for s in steps if s.is_placement)
+    if found and filled != cells.count(0) and max_level < logic.MAX_LEVEL:
+        raise NeedsHarder()
     out: list[dict[str, Any]] = []
     eliminated = pencil_marks is not None  # until then the candidates are the rules'
     for s in steps:
@@ -228,7 +244,7 @@ def _clash_text(clash: Clash, given_cells: bytes) -> str:
 
 def _judge_search(
     givens: str, given_cells: bytes, entry_cells: bytes, board: bytes, held: list[int],
-    pencil_marks: list[int] | None,
+    pencil_marks: list[int] | None, max_level: int,
 ) -> dict[str, Any]:
     """Steps 3-7, which need the engine: no solution, a wrong entry, solved, the next step."""
     # The givens' own text goes to the engine: parsing it again costs less
@@ -239,12 +255,12 @@ def _judge_search(
     if found == 1:
         solution = _values(engine.solve(givens))
         wrong = _wrong_against(solution, entry_cells) or _wrong_marks(solution, board, pencil_marks)
-        return wrong or _progress(board, held, solution, pencil_marks, unique=True)
+        return wrong or _progress(board, held, solution, pencil_marks, True, max_level)
     agreeing = engine.solve(to_string(board))
     if agreeing is None:
         reply = _wrong_without_agreeing(given_cells, entry_cells)
     else:
-        reply = _progress(board, held, _values(agreeing), pencil_marks, unique=False)
+        reply = _progress(board, held, _values(agreeing), pencil_marks, False, max_level)
     reply["not_unique"] = True
     return reply
 
@@ -323,20 +339,22 @@ def _wrong_marks(solution: bytes, board: bytes, pencil_marks: list[int] | None) 
 
 
 def _progress(
-    board: bytes, held: list[int], solution: bytes, pencil_marks: list[int] | None, unique: bool
+    board: bytes, held: list[int], solution: bytes, pencil_marks: list[int] | None, unique: bool, max_level: int,
 ) -> dict[str, Any]:
     """Steps 6 and 7, for a board that breaks no rule and agrees with `solution`."""
     if all(board):
         return {"kind": "SOLVED", "reason": "the board is complete and right"}
     text = to_string(board)
     if pencil_marks is not None:
-        step = logic.step(text, pencil_marks, unique=unique)
+        step = logic.step(text, pencil_marks, unique=unique, max_level=max_level)
         steps = [] if step is None else [step]
     else:
-        steps = logic.path(text, unique=unique, until_placement=True)
+        steps = logic.path(text, unique=unique, max_level=max_level, until_placement=True)
         if steps and not steps[-1].is_placement:
             steps = []  # the steps ran out before a placement
     if not steps:
+        if max_level < logic.MAX_LEVEL:
+            raise NeedsHarder()
         return _from_solution(_candidates(board, held), solution)
     step = steps[-1]
     by_rules = step.is_placement and _candidates(board, held)[step.cell] == 1 << (step.digit - 1)

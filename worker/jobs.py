@@ -8,7 +8,8 @@ which RQ stores as the job's result:
 
 - solve, on_solve_failure: worker/solving.py (the frames on the job's stream);
 - count, count_batch, count_many: worker/counting.py;
-- hint, explain: worker/hints.py; grade: worker/grades.py; generate: worker/generate.py.
+- hint, explain: worker/hints.py; grade: worker/grades.py; generate: worker/generate.py;
+- calls, on_calls_failure: a coalesced job of unary calls (worker/calls.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rq import get_current_job
 from rq.job import Job
 
 from sudoku.specs import CountManySpec, CountSpec, ExplainSpec, GenerateSpec, GradeSpec, HintSpec, SolveSpec
+from worker import calls as coalesced
 from worker import counting, solving
 
 
@@ -37,6 +39,17 @@ def solve(spec: dict[str, Any]) -> dict[str, Any]:
 def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
     """RQ failure callback of a solve: end its stream when no retry is left."""
     solving.on_failure(job, connection, exc_type, exc_value)
+
+
+def calls(args: dict[str, Any]) -> dict[str, Any]:
+    """RQ job: the unary calls of a coalesced job (worker/calls.py), each answered to its caller's inbox."""
+    job = _current()
+    return coalesced.run(job.connection, job.id, args["kind"], args["cheap"], args["inbox"], args["cache_ttl_s"])
+
+
+def on_calls_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
+    """RQ failure callback of a coalesced job: its calls get the error when no retry is left."""
+    coalesced.on_failure(job, connection, exc_type, exc_value, traceback)
 
 
 def count(spec: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +99,8 @@ def generate(spec: dict[str, Any]) -> dict[str, Any]:
     Returns {"puzzles": GeneratedPuzzle dicts, in seed order}, or
     {"error": why} when a seed found no puzzle of the level.
     """
-    from worker.generate import NoPuzzle, generate as make
+    from worker.generate import NoPuzzle
+    from worker.generate import generate as make
 
     s = GenerateSpec.from_dict(spec)
     keep = s.givens if s.givens.strip(".") else None

@@ -20,7 +20,6 @@ from service.config import Settings
 from worker import metrics
 from worker.supervisor import Supervisor
 
-
 # Within Docker's default 10 s between SIGTERM and SIGKILL: each worker
 # finishes its job in that time, or is killed and its job retried elsewhere.
 STOP_GRACE_S = 8.0

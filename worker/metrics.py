@@ -69,6 +69,16 @@ def job_ran(job, ok: bool, seconds: float) -> None:
         log.warning("job metrics not recorded: %s", exc)
 
 
+def call_ran(kind: str, outcome: str, seconds: float) -> None:
+    """Records one call of a coalesced job (worker/calls.py), as a job of
+    its kind: outcome ok, harder (gone on to the heavy lane) or failed."""
+    try:
+        JOB_DURATION.labels(kind).observe(seconds)
+        JOBS.labels(kind, outcome).inc()
+    except Exception as exc:  # noqa: BLE001 - as job_ran
+        log.warning("call metrics not recorded: %s", exc)
+
+
 def _outcome(kind: str, ok: bool, result: Any) -> str:
     if not ok:
         return "failed"

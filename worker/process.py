@@ -13,7 +13,6 @@ import time
 
 from redis import Redis
 from redis.exceptions import RedisError
-
 from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 

@@ -198,7 +198,7 @@ class GetLimitsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_steps", "max_time_ms", "max_duration_ms", "max_fps", "max_frames", "default_duration_ms", "default_fps", "keyframe_every", "run_ms", "max_count_limit", "max_chunk", "max_batch", "stream_ttl_s", "stream_idle_ms", "max_message_bytes", "max_grade_chunk", "max_generate", "max_call_work_s", "max_concurrent_rpcs", "max_streams_per_connection", "max_frame_rate", "max_frame_rate_per_connection", "queue_bound", "max_request_bytes", "http_connections_per_client")
+    __slots__ = ("max_steps", "max_time_ms", "max_duration_ms", "max_fps", "max_frames", "default_duration_ms", "default_fps", "keyframe_every", "run_ms", "max_count_limit", "max_chunk", "max_batch", "stream_ttl_s", "stream_idle_ms", "max_message_bytes", "max_grade_chunk", "max_generate", "max_call_work_s", "max_concurrent_rpcs", "max_streams_per_connection", "max_frame_rate", "max_frame_rate_per_connection", "queue_bound", "max_request_bytes", "http_connections_per_client", "caller_cheap_calls", "caller_heavy_calls", "caller_batch_jobs")
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
@@ -224,6 +224,9 @@ class Limits(_message.Message):
     QUEUE_BOUND_FIELD_NUMBER: _ClassVar[int]
     MAX_REQUEST_BYTES_FIELD_NUMBER: _ClassVar[int]
     HTTP_CONNECTIONS_PER_CLIENT_FIELD_NUMBER: _ClassVar[int]
+    CALLER_CHEAP_CALLS_FIELD_NUMBER: _ClassVar[int]
+    CALLER_HEAVY_CALLS_FIELD_NUMBER: _ClassVar[int]
+    CALLER_BATCH_JOBS_FIELD_NUMBER: _ClassVar[int]
     max_steps: int
     max_time_ms: int
     max_duration_ms: int
@@ -249,7 +252,10 @@ class Limits(_message.Message):
     queue_bound: int
     max_request_bytes: int
     http_connections_per_client: int
-    def __init__(self, max_steps: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., max_fps: _Optional[int] = ..., max_frames: _Optional[int] = ..., default_duration_ms: _Optional[int] = ..., default_fps: _Optional[int] = ..., keyframe_every: _Optional[int] = ..., run_ms: _Optional[int] = ..., max_count_limit: _Optional[int] = ..., max_chunk: _Optional[int] = ..., max_batch: _Optional[int] = ..., stream_ttl_s: _Optional[int] = ..., stream_idle_ms: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_grade_chunk: _Optional[int] = ..., max_generate: _Optional[int] = ..., max_call_work_s: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ..., max_streams_per_connection: _Optional[int] = ..., max_frame_rate: _Optional[int] = ..., max_frame_rate_per_connection: _Optional[int] = ..., queue_bound: _Optional[int] = ..., max_request_bytes: _Optional[int] = ..., http_connections_per_client: _Optional[int] = ...) -> None: ...
+    caller_cheap_calls: int
+    caller_heavy_calls: int
+    caller_batch_jobs: int
+    def __init__(self, max_steps: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., max_fps: _Optional[int] = ..., max_frames: _Optional[int] = ..., default_duration_ms: _Optional[int] = ..., default_fps: _Optional[int] = ..., keyframe_every: _Optional[int] = ..., run_ms: _Optional[int] = ..., max_count_limit: _Optional[int] = ..., max_chunk: _Optional[int] = ..., max_batch: _Optional[int] = ..., stream_ttl_s: _Optional[int] = ..., stream_idle_ms: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_grade_chunk: _Optional[int] = ..., max_generate: _Optional[int] = ..., max_call_work_s: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ..., max_streams_per_connection: _Optional[int] = ..., max_frame_rate: _Optional[int] = ..., max_frame_rate_per_connection: _Optional[int] = ..., queue_bound: _Optional[int] = ..., max_request_bytes: _Optional[int] = ..., http_connections_per_client: _Optional[int] = ..., caller_cheap_calls: _Optional[int] = ..., caller_heavy_calls: _Optional[int] = ..., caller_batch_jobs: _Optional[int] = ...) -> None: ...
 
 class Frame(_message.Message):
     __slots__ = ("seq", "job_id", "first_step", "last_step", "steps", "changes", "cursor", "counters", "board", "job", "total_steps", "outcome", "solution", "conflicts", "next_frames")

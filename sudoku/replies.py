@@ -1,10 +1,10 @@
-"""A worker job's result as the reply message a client gets.
+"""A job's result as the reply message a client gets.
 
-Each job function (worker/jobs.py) returns a JSON-able dict; these turn it
-into the proto's reply, for the unary RPC and for the streaming one that
-answers the same question many times (CountSolutions and CountBatch, Grade
-and GradeMany). An error that belongs to one item of a stream, not to the
-call, is an ItemError in that item's place.
+The worker's work functions return JSON-able dicts in the proto's JSON form;
+these make the reply messages of them, for the unary RPC and for the
+streaming one that answers the same question many times (CountSolutions and
+CountBatch, Grade and GradeMany). An error that belongs to one item of a
+stream, not to the call, is an ItemError in that item's place.
 """
 
 from __future__ import annotations

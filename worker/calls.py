@@ -1,0 +1,189 @@
+"""A coalesced job: the unary calls it carries, each answered on its own.
+
+The service puts calls of one kind and lane into one job while the job
+waits (service/calls.py); the job takes them as it starts, in the step that
+closes it to more (keys.open_job), and answers each in turn: its reply
+message's bytes, or its error, or "harder" (an answer the cheap lane's
+bounds, sudoku/lanes.py, did not reach: the service sends the call on to
+the heavy lane), as
+an entry on its caller's inbox stream (keys.inbox). Replies go out as they
+are ready, a few milliseconds' worth at a time in one round trip, so the
+first call of a job does not wait for the last.
+
+Each call keeps its own deadline (one that has passed before its turn is
+not run: its caller has been told DEADLINE_EXCEEDED) and cancel (a call
+whose caller left is in the job's cancelled set, looked at between calls).
+A job retried after its worker died takes the same calls again (the list
+lives until the job ends) and answers them again; the service keeps the
+first answer of each call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from redis import Redis
+
+from sudoku import keys
+from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
+from sudoku.replies import count_reply
+from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
+from sudoku.v1 import sudoku_pb2 as pb
+from worker import counting, logic, metrics
+from worker.grades import grade_board
+from worker.hints import NeedsHarder, explain, hint
+
+log = logging.getLogger("sudoku.worker")
+
+# Replies are sent at least this often while a job runs.
+FLUSH_EVERY_S = 0.005
+# A job's cancelled set is looked at this often at most.
+CANCELS_EVERY_S = 0.05
+# How long an inbox outlives its last reply when its service instance reads
+# nothing (an instance that died: its inbox must not stay).
+INBOX_TTL_S = 3600
+
+
+class Harder(Exception):
+    """The call's answer needs more than the cheap lane's bounds."""
+
+
+def _hint(spec: dict, cheap: bool) -> bytes:
+    s = HintSpec.from_dict(spec)
+    try:
+        reply = hint(s.givens, s.entries, s.include_candidates, s.pencil_marks,
+                     max_level=CHEAP_LEVEL if cheap else logic.MAX_LEVEL)
+    except NeedsHarder:
+        raise Harder() from None
+    return pb.HintReply(**reply).SerializeToString()
+
+
+def _explain(spec: dict, cheap: bool) -> bytes:
+    s = ExplainSpec.from_dict(spec)
+    try:
+        reply = explain(s.board, s.pencil_marks, *((CHEAP_LEVEL, CHEAP_GUESSES) if cheap else ()))
+    except NeedsHarder:
+        raise Harder() from None
+    return pb.ExplainReply(**reply).SerializeToString()
+
+
+def _grade(spec: dict, cheap: bool) -> bytes:
+    s = GradeSpec.from_dict(spec)
+    try:
+        grade = grade_board(s.boards, *((CHEAP_LEVEL, CHEAP_GUESSES) if cheap else ()))
+    except NeedsHarder:
+        raise Harder() from None
+    return pb.GradeReply(**grade).SerializeToString()
+
+
+def _count(spec: dict, cheap: bool) -> bytes:
+    s = CountSpec.from_dict(spec)
+    if cheap and s.max_steps > CHEAP_GUESSES:
+        result = counting.count_one(replace(s, max_steps=CHEAP_GUESSES))
+        if not result["complete"]:
+            raise Harder()
+    else:
+        result = counting.count_one(s)
+    return count_reply(result).SerializeToString()
+
+
+# What a job of each kind does with a call's spec; "harder" kinds (the heavy
+# lane's) take no cheap bounds. Whether a reply may be cached: a count only
+# when complete (an incomplete one depends on the time limit and the machine).
+KINDS: dict[str, Callable[[dict, bool], bytes]] = {"hint": _hint, "explain": _explain, "grade": _grade,
+                                                   "count": _count}
+
+
+def _cacheable(kind: str, reply: bytes) -> bool:
+    return kind != "count" or pb.CountReply.FromString(reply).complete
+
+
+class _Replies:
+    """The replies of one job, sent in batches of one round trip."""
+
+    def __init__(self, redis: Redis, inbox: str, cache_ttl_s: int):
+        self.redis = redis
+        self.inbox = inbox
+        self.cache_ttl_s = cache_ttl_s
+        self.pending: list[tuple[dict, str, bytes]] = []  # (fields, cache key, reply)
+        self.sent_at = time.monotonic()
+
+    def add(self, fields: dict[str, Any], cache_key: str = "", reply: bytes = b"") -> None:
+        self.pending.append((fields, cache_key, reply))
+        if time.monotonic() - self.sent_at >= FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            with self.redis.pipeline(transaction=False) as pipe:
+                for fields, cache_key, reply in self.pending:
+                    pipe.xadd(self.inbox, fields)
+                    if cache_key and self.cache_ttl_s:
+                        pipe.set(cache_key, reply, ex=self.cache_ttl_s)
+                pipe.expire(self.inbox, INBOX_TTL_S)
+                pipe.execute()
+            self.pending.clear()
+        self.sent_at = time.monotonic()
+
+
+def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl_s: int) -> dict[str, Any]:
+    """Answers every call of coalesced job `job_id`; returns how many it took."""
+    with redis.pipeline(transaction=True) as pipe:
+        pipe.delete(keys.open_job(job_id))
+        pipe.lrange(keys.calls(job_id), 0, -1)
+        _, entries = pipe.execute()
+    answer = KINDS[kind]
+    replies = _Replies(redis, inbox, cache_ttl_s)
+    cancelled: set[bytes] = set()
+    looked_at = float("-inf")
+    for raw in entries:
+        call = json.loads(raw)
+        if call["t"] and time.time() * 1000 > call["t"]:
+            continue  # its caller was told DEADLINE_EXCEEDED
+        if time.monotonic() - looked_at >= CANCELS_EVERY_S:
+            cancelled, looked_at = redis.smembers(keys.cancelled_calls(job_id)), time.monotonic()
+        if call["i"].encode() in cancelled:
+            continue
+        replies.add(*_answer(answer, kind, call, cheap))
+    replies.flush()
+    redis.delete(keys.calls(job_id), keys.cancelled_calls(job_id))
+    return {"calls": len(entries)}
+
+
+def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes]:
+    """The inbox entry of one call, and its reply with its cache key if it may be cached."""
+    started = time.monotonic()
+    try:
+        reply = answer(call["s"], cheap)
+    except Harder:
+        metrics.call_ran(kind, "harder", time.monotonic() - started)
+        return {"c": call["i"], "x": "1"}, "", b""
+    except ValueError as exc:  # the service checked the call: this is a bug, said as such
+        log.exception("a %s call failed", kind)
+        metrics.call_ran(kind, "failed", time.monotonic() - started)
+        return {"c": call["i"], "e": "INTERNAL", "m": f"the {kind} failed: {exc}"}, "", b""
+    metrics.call_ran(kind, "ok", time.monotonic() - started)
+    cache_key = call.get("k", "") if _cacheable(kind, reply) else ""
+    return {"c": call["i"], "r": reply}, cache_key, reply
+
+
+def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
+    """RQ failure callback of a coalesced job: when no retry is left, every
+    call it carries gets the failure as its error (a call answered already
+    keeps its answer: the service takes the first)."""
+    if job.retries_left:
+        return
+    args = job.args[0]
+    message = f"the job failed on every worker that tried it: {getattr(exc_type, '__name__', 'error')}: {exc_value}"
+    entries = connection.lrange(keys.calls(job.id), 0, -1)
+    with connection.pipeline(transaction=False) as pipe:
+        for raw in entries:
+            pipe.xadd(args["inbox"], {"c": json.loads(raw)["i"], "e": "ABORTED", "m": message})
+        pipe.expire(args["inbox"], INBOX_TTL_S)
+        pipe.delete(keys.calls(job.id))
+        pipe.execute()
