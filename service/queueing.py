@@ -24,7 +24,7 @@ from service.config import Settings
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
 from service.validate import Invalid
-from sudoku import keys
+from sudoku import keys, lanes
 from sudoku.specs import SolveSpec, Spec
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -123,8 +123,9 @@ class Jobs:
 
     async def start_solve(self, spec: SolveSpec, adjustments: list[str], request: pb.SolveRequest,
                           ) -> tuple[str, pb.Frame | None]:
-        """Queues the solve; returns its job id and frame 1, which is written
-        with the job, so the client has its job id at once. The stream lives
+        """Queues the solve, in the cheap lane when its step cap is small
+        (sudoku/lanes.py), else the heavy one; returns its job id and frame 1,
+        which is written with the job, so the client has its job id at once. The stream lives
         until the worker ends it (or a day, if none ever does). When the
         request's request_id names a job that still has its stream, nothing
         is queued: returns that job's id and None."""
@@ -133,8 +134,9 @@ class Jobs:
         if request.request_id:
             ttl = self.settings.stream_ttl_s + self.settings.max_time_ms // 1000 + 3600
             claim = Claim(keys.request(request.request_id), fingerprint(request), ttl)
+        lane = lanes.CHEAP if spec.max_steps <= lanes.CHEAP_SOLVE_STEPS else lanes.HEAVY
         done = await self._enqueue(
-            keys.QUEUE_INTERACTIVE,
+            lanes.QUEUES[lane],
             "worker.jobs.solve",
             spec.to_dict(),
             spec.job_id,
