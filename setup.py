@@ -27,7 +27,7 @@ setup(
     ext_modules=[
         Extension(
             "worker._engine",
-            sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/logic/ladder.c", f"{CSRC}/generate.c",
+            sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/logic.c", f"{CSRC}/generate.c",
                      f"{CSRC}/enginemodule.c"],
             depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h", f"{CSRC}/logic.h", f"{CSRC}/generate.h",
                      *sorted(glob.glob(f"{CSRC}/logic/*"))],

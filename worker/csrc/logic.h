@@ -32,7 +32,7 @@
  * THE LADDER
  * logic_find tries the techniques in the order of logic_technique below (the
  * easiest first) and returns the first step found, scanning in a fixed order
- * (documented per technique in logic.c), so the same board always gives the
+ * (documented per technique in logic/), so the same board always gives the
  * same step. Steps with no effect (nothing to place or remove) are never
  * returned. The last two rungs always end a unique puzzle: nested forcing
  * (a premise followed with the techniques up to the hard level until it
