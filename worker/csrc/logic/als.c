@@ -293,8 +293,9 @@ static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
 }
 
 /* ALS-XZ, then ALS-XY-wing, on one list of the board's ALSs. */
-static int find_als(const logic_board *b, logic_step *s)
+static int find_als(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
     als_work w;
     collect_als(b, &w.list);

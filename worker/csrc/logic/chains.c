@@ -285,20 +285,23 @@ static int find_chain(const logic_board *b, const chain_rules *r, logic_techniqu
 
 /* An X-chain keeps to one digit, so it is a local finder (see the
  * ladder): the shortest chain of the digits asked for. */
-static int find_x_chain(const logic_board *b, unsigned digits, logic_step *s)
+static int find_x_chain(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    unsigned digits = args->look;
     static const chain_rules rules = {VIA_UNIT, VIA_UNIT, 1, 0};
     return find_chain(b, &rules, LOGIC_X_CHAIN, digits, s);
 }
 
-static int find_xy_chain(const logic_board *b, logic_step *s)
+static int find_xy_chain(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     static const chain_rules rules = {VIA_CELL, VIA_UNIT, 1, 0};
     return find_chain(b, &rules, LOGIC_XY_CHAIN, ALL_DIGITS, s);
 }
 
-static int find_aic(const logic_board *b, logic_step *s)
+static int find_aic(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     static const chain_rules rules = {VIA_CELL | VIA_UNIT, VIA_CELL | VIA_UNIT, 0, 1};
     return find_chain(b, &rules, LOGIC_AIC, ALL_DIGITS, s);
 }

@@ -13,8 +13,9 @@
  * that colour is false everywhere. Trap: a cell seeing both colours loses
  * the digit. Digits up, clusters by their lowest cell, wrap before trap.
  */
-static int find_simple_coloring(const logic_board *b, unsigned digits, logic_step *s)
+static int find_simple_coloring(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    unsigned digits = args->look;
     int d;
     FOR_DIGITS(d, digits) {
         cells_t linked = 0;

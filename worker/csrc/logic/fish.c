@@ -56,8 +56,11 @@ static void fish_step(const logic_board *b, logic_step *s, logic_technique t, in
  * cover lines. Digits up, rows as base lines before columns, base lines in
  * lexicographic combinations.
  */
-static int find_basic_fish(const logic_board *b, int n, logic_technique t, unsigned digits, logic_step *s)
+static int find_basic_fish(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    int n = args->size;
+    logic_technique t = args->technique;
+    unsigned digits = args->look;
     int d;
     FOR_DIGITS(d, digits) {
         for (int cols = 0; cols < 2; cols++) {
@@ -191,8 +194,11 @@ static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
 }
 
 /* `finned`: LOGIC_FINNED_*; its sashimi form is the technique after it. */
-static int find_finned_fish(const logic_board *b, int n, logic_technique finned, unsigned digits, logic_step *s)
+static int find_finned_fish(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    int n = args->size;
+    logic_technique finned = args->technique;
+    unsigned digits = args->look;
     unsigned mask[9];
     finned_search q = {b, 0, 0, n, mask, {0}, 0, {0}, finned, finned + 1, s};
     FOR_DIGITS(q.d, digits) {

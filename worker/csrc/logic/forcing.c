@@ -457,8 +457,9 @@ static int find_forcing_either(const logic_board *b, logic_step *s)
     return 0;
 }
 
-static int find_forcing(const logic_board *b, logic_step *s)
+static int find_forcing(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     return find_forcing_contradiction(b, 1, s) || find_forcing_contradiction(b, 0, s) ||
            find_forcing_sets(b, s) || find_forcing_either(b, s);
 }

@@ -112,6 +112,23 @@ static const uint8_t BOX_ROW_COL[27] = {
     9, 10, 11, 12, 13, 14, 15, 16, 17,
 };
 
+/* ---- A rung: the one signature of every finder ---- */
+
+/* What the ladder tells a finder. A local finder (see ladder.c) is told
+ * which digits (bit d - 1) or units (bit u) to look at in `look`; it tries
+ * them in its fixed order, and its step for a digit depends on where[d - 1]
+ * alone (for a unit, on the candidates of the unit's cells alone). The
+ * others are told every digit, and may ignore `look`. */
+typedef struct {
+    unsigned look;             /* digits or units to look at */
+    int size;                  /* the rung's pattern size (subsets, fish), else 0 */
+    logic_technique technique; /* the rung's technique (its easiest, when several) */
+    int unique;                /* the puzzle is known to have one solution */
+} rung_args;
+
+/* Writes the rung's step to `s` and returns 1, or returns 0 when there is none. */
+typedef int (*rung_fn)(const logic_board *b, const rung_args *args, logic_step *s);
+
 /* ---- The board and building a step (board.c) ---- */
 
 static void place(logic_board *b, int c, int d);

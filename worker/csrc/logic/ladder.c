@@ -8,63 +8,56 @@
 
 /* ---- The ladder ---- */
 
-typedef int (*finder)(const logic_board *b, logic_step *s);
-typedef int (*finder_u)(const logic_board *b, int unique, logic_step *s);
-typedef int (*finder_d)(const logic_board *b, unsigned digits, logic_step *s);
-typedef int (*finder_n)(const logic_board *b, int n, logic_technique t, unsigned look, logic_step *s);
+/* A rung: its finder, the technique it finds (the easiest, when several),
+ * whether it needs a puzzle known to be unique, whether it is local, and
+ * the size of its patterns (subsets, fish; else 0). A local rung's step for
+ * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: single-digit
+ * patterns, fish) or its step in a unit on the candidates of the unit's
+ * cells alone (LOCAL_UNITS: subsets), so a solve asks it again only about
+ * the digits or units that changed (see ladder_memo). */
+enum { LOCAL_DIGITS = 1, LOCAL_UNITS = 2 };
 
-/* A rung has one finder: `find`; `find_u`, told whether the puzzle is
- * unique; or `find_d`, local: told which digits (bit d - 1) to look at, it
- * tries them up and its step for a digit d depends on where[d - 1] alone
- * (single digit patterns); or, `by_unit`, told which units (bit u) to look
- * at, it tries them box, row, column (BOX_ROW_COL) and its step in a unit
- * depends on the candidates of the unit's cells alone (subsets). `find_n`
- * is a local finder of patterns of `size` (subsets, fish), told the size
- * and technique too. None: trial. */
 typedef struct {
-    finder find;
-    logic_technique technique; /* the technique it finds (the easiest, when several) */
-    int uniqueness;            /* needs a puzzle known to be unique */
-    finder_u find_u;
-    finder_d find_d;
-    int by_unit;
-    finder_n find_n;
+    rung_fn find;
+    logic_technique technique;
+    int uniqueness;
+    int local;
     int size;
 } rung;
 
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, NULL, NULL, 0, NULL, 0},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, NULL, NULL, 0, NULL, 0},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, NULL, NULL, 0, NULL, 0},
-    {find_pointing, LOGIC_POINTING, 0, NULL, NULL, 0, NULL, 0},
-    {find_claiming, LOGIC_CLAIMING, 0, NULL, NULL, 0, NULL, 0},
-    {NULL, LOGIC_NAKED_PAIR, 0, NULL, NULL, 1, find_naked_subset, 2},
-    {NULL, LOGIC_HIDDEN_PAIR, 0, NULL, NULL, 1, find_hidden_subset, 2},
-    {NULL, LOGIC_NAKED_TRIPLE, 0, NULL, NULL, 1, find_naked_subset, 3},
-    {NULL, LOGIC_HIDDEN_TRIPLE, 0, NULL, NULL, 1, find_hidden_subset, 3},
-    {NULL, LOGIC_X_WING, 0, NULL, NULL, 0, find_basic_fish, 2},
-    {NULL, LOGIC_NAKED_QUAD, 0, NULL, NULL, 1, find_naked_subset, 4},
-    {NULL, LOGIC_HIDDEN_QUAD, 0, NULL, NULL, 1, find_hidden_subset, 4},
-    {NULL, LOGIC_SKYSCRAPER, 0, NULL, find_skyscraper, 0, NULL, 0},
-    {NULL, LOGIC_TWO_STRING_KITE, 0, NULL, find_two_string_kite, 0, NULL, 0},
-    {NULL, LOGIC_SWORDFISH, 0, NULL, NULL, 0, find_basic_fish, 3},
-    {find_xy_wing, LOGIC_XY_WING, 0, NULL, NULL, 0, NULL, 0},
-    {find_w_wing, LOGIC_W_WING, 0, NULL, NULL, 0, NULL, 0},
-    {NULL, LOGIC_FINNED_X_WING, 0, NULL, NULL, 0, find_finned_fish, 2},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, NULL, NULL, 0, NULL, 0},
-    {NULL, LOGIC_SIMPLE_COLORING, 0, NULL, find_simple_coloring, 0, NULL, 0},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, NULL, NULL, 0, NULL, 0},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, NULL, NULL, 0, NULL, 0},
-    {NULL, LOGIC_JELLYFISH, 0, NULL, NULL, 0, find_basic_fish, 4},
-    {NULL, LOGIC_FINNED_SWORDFISH, 0, NULL, NULL, 0, find_finned_fish, 3},
-    {NULL, LOGIC_FINNED_JELLYFISH, 0, NULL, NULL, 0, find_finned_fish, 4},
-    {NULL, LOGIC_X_CHAIN, 0, NULL, find_x_chain, 0, NULL, 0},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, NULL, NULL, 0, NULL, 0},
-    {find_aic, LOGIC_AIC, 0, NULL, NULL, 0, NULL, 0},
-    {find_als, LOGIC_ALS_XZ, 0, NULL, NULL, 0, NULL, 0}, /* and ALS-XY-wing, on the same ALSs */
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, NULL, NULL, 0, NULL, 0},
-    {NULL, LOGIC_NESTED_FORCING, 0, find_nested_forcing, NULL, 0, NULL, 0},
-    {NULL, LOGIC_TRIAL, 0, NULL, NULL, 0, NULL, 0},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, 0, 0},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, 0, 0},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, 0, 0},
+    {find_pointing, LOGIC_POINTING, 0, 0, 0},
+    {find_claiming, LOGIC_CLAIMING, 0, 0, 0},
+    {find_naked_subset, LOGIC_NAKED_PAIR, 0, LOCAL_UNITS, 2},
+    {find_hidden_subset, LOGIC_HIDDEN_PAIR, 0, LOCAL_UNITS, 2},
+    {find_naked_subset, LOGIC_NAKED_TRIPLE, 0, LOCAL_UNITS, 3},
+    {find_hidden_subset, LOGIC_HIDDEN_TRIPLE, 0, LOCAL_UNITS, 3},
+    {find_basic_fish, LOGIC_X_WING, 0, LOCAL_DIGITS, 2},
+    {find_naked_subset, LOGIC_NAKED_QUAD, 0, LOCAL_UNITS, 4},
+    {find_hidden_subset, LOGIC_HIDDEN_QUAD, 0, LOCAL_UNITS, 4},
+    {find_skyscraper, LOGIC_SKYSCRAPER, 0, LOCAL_DIGITS, 0},
+    {find_two_string_kite, LOGIC_TWO_STRING_KITE, 0, LOCAL_DIGITS, 0},
+    {find_basic_fish, LOGIC_SWORDFISH, 0, LOCAL_DIGITS, 3},
+    {find_xy_wing, LOGIC_XY_WING, 0, 0, 0},
+    {find_w_wing, LOGIC_W_WING, 0, 0, 0},
+    {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, 0, 0},
+    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, LOCAL_DIGITS, 0},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, 0, 0},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, 0, 0},
+    {find_basic_fish, LOGIC_JELLYFISH, 0, LOCAL_DIGITS, 4},
+    {find_finned_fish, LOGIC_FINNED_SWORDFISH, 0, LOCAL_DIGITS, 3},
+    {find_finned_fish, LOGIC_FINNED_JELLYFISH, 0, LOCAL_DIGITS, 4},
+    {find_x_chain, LOGIC_X_CHAIN, 0, LOCAL_DIGITS, 0},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, 0, 0},
+    {find_aic, LOGIC_AIC, 0, 0, 0},
+    {find_als, LOGIC_ALS_XZ, 0, 0, 0}, /* and ALS-XY-wing, on the same ALSs */
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, 0, 0},
+    {find_nested_forcing, LOGIC_NESTED_FORCING, 0, 0, 0},
+    {find_trial, LOGIC_TRIAL, 0, 0, 0},
 };
 
 #define RUNGS (sizeof LADDER / sizeof LADDER[0])
@@ -80,12 +73,14 @@ typedef struct {
     uint8_t known[RUNGS];
 } ladder_memo;
 
-static int find_local(const logic_board *b, size_t i, ladder_memo *memo, logic_step *out)
+static int find_local(const logic_board *b, size_t i, const rung_args *all, ladder_memo *memo, logic_step *out)
 {
-    int by_unit = LADDER[i].by_unit;
-    unsigned look = by_unit ? ALL_UNITS : ALL_DIGITS;
+    const rung *r = &LADDER[i];
+    int by_unit = r->local == LOCAL_UNITS;
+    rung_args args = *all;
+    args.look = by_unit ? ALL_UNITS : ALL_DIGITS;
     if (memo && memo->known[i]) {
-        look = 0;
+        unsigned look = 0;
         cells_t changed = 0;
         for (int d = 0; d < 9; d++) {
             cells_t x = memo->where[i][d] ^ b->where[d];
@@ -99,9 +94,9 @@ static int find_local(const logic_board *b, size_t i, ladder_memo *memo, logic_s
                 if (changed & UNIT[u])
                     look |= 1u << u;
         }
+        args.look = look;
     }
-    const rung *r = &LADDER[i];
-    if (look && (r->find_d ? r->find_d(b, look, out) : r->find_n(b, r->size, r->technique, look, out))) {
+    if (args.look && r->find(b, &args, out)) {
         if (memo)
             memo->known[i] = 0;
         return 1;
@@ -123,8 +118,8 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
             continue;
-        if (r->find_d || r->find_n ? find_local(b, i, memo, out)
-            : r->find ? r->find(b, out) : r->find_u ? r->find_u(b, unique, out) : find_trial(b, out))
+        rung_args args = {ALL_DIGITS, r->size, r->technique, unique};
+        if (r->local ? find_local(b, i, &args, memo, out) : r->find(b, &args, out))
             return 1;
     }
     return 0;

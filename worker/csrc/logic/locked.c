@@ -8,8 +8,9 @@
 
 /* Pointing: a box's digit all in one line goes from the rest of the line.
  * Boxes 1-9, digits up, row before column. */
-static int find_pointing(const logic_board *b, logic_step *s)
+static int find_pointing(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     for (int box = 0; box < 9; box++) {
         for (int d = 1; d <= 9; d++) {
             cells_t x = b->where[d - 1] & UNIT[18 + box];
@@ -38,8 +39,9 @@ static int find_pointing(const logic_board *b, logic_step *s)
 
 /* Claiming (box-line reduction): a line's digit all in one box goes from
  * the rest of the box. Rows 1-9 then columns 1-9, digits up. */
-static int find_claiming(const logic_board *b, logic_step *s)
+static int find_claiming(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     for (int line = 0; line < 18; line++) {
         for (int d = 1; d <= 9; d++) {
             cells_t x = b->where[d - 1] & UNIT[line];

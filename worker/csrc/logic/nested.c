@@ -55,8 +55,9 @@ static int nested_contradiction(const logic_board *b, int unique, int c, int d, 
  * cells in order, digits up on a tie. Searched with growing step limits, so
  * a short contradiction is found without following every premise far.
  */
-static int find_nested_forcing(const logic_board *b, int unique, logic_step *s)
+static int find_nested_forcing(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    int unique = args->unique;
     uint8_t stalled[729] = {0}; /* premises whose techniques ran out */
     int best = 0, best_cell = -1, best_digit = 0;
     for (int limit = 8; limit <= NESTED_MAX_STEPS && best_cell < 0; limit *= 2) {
@@ -101,8 +102,9 @@ static int find_nested_forcing(const logic_board *b, int unique, logic_step *s)
  * last resort: it always finds one on a board with a solution and more than
  * one candidate left somewhere.
  */
-static int find_trial(const logic_board *b, logic_step *s)
+static int find_trial(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     uint8_t cells[81];
     memcpy(cells, b->cells, sizeof cells);
     uint64_t best = UINT64_MAX;

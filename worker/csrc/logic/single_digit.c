@@ -37,8 +37,9 @@ static void four_chain(logic_step *s, int d, int e1, int s1, int s2, int e2)
  * true, so cells seeing both lose the digit. Digits up, rows before
  * columns, line pairs in order.
  */
-static int find_skyscraper(const logic_board *b, unsigned digits, logic_step *s)
+static int find_skyscraper(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    unsigned digits = args->look;
     int d;
     FOR_DIGITS(d, digits) {
         for (int cols = 0; cols < 2; cols++) {
@@ -90,8 +91,9 @@ static int find_skyscraper(const logic_board *b, unsigned digits, logic_step *s)
  * other ends is true, so cells seeing both lose the digit. Digits up, rows,
  * then columns, then the pairing of ends.
  */
-static int find_two_string_kite(const logic_board *b, unsigned digits, logic_step *s)
+static int find_two_string_kite(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    unsigned digits = args->look;
     int d;
     FOR_DIGITS(d, digits) {
         for (int r = 0; r < 9; r++) {

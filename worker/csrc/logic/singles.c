@@ -7,8 +7,9 @@
 #include "logic/internal.h"
 
 /* The last blank of a unit; units box, row, column. */
-static int find_full_house(const logic_board *b, logic_step *s)
+static int find_full_house(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     cells_t blank = blank_cells(b);
     for (int i = 0; i < 27; i++) {
         int u = BOX_ROW_COL[i];
@@ -30,8 +31,9 @@ static int find_full_house(const logic_board *b, logic_step *s)
 }
 
 /* A cell with one candidate; the lowest cell. */
-static int find_naked_single(const logic_board *b, logic_step *s)
+static int find_naked_single(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     for (int c = 0; c < 81; c++) {
         if (b->cand[c] && bits9(b->cand[c]) == 1) {
             step_start(s, LOGIC_NAKED_SINGLE);
@@ -45,8 +47,9 @@ static int find_naked_single(const logic_board *b, logic_step *s)
 }
 
 /* A digit with one place in a unit; units box, row, column, digits up. */
-static int find_hidden_single(const logic_board *b, logic_step *s)
+static int find_hidden_single(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     for (int i = 0; i < 27; i++) {
         int u = BOX_ROW_COL[i];
         for (int d = 1; d <= 9; d++) {

@@ -67,8 +67,11 @@ static int naked_found(const void *p, const int *chosen, unsigned digits, logic_
 /* Naked subset of size n: n cells of a unit whose candidates together are n
  * digits; those digits go from the unit's other cells. Units box, row,
  * column; cells in reading order, combinations in lexicographic order. */
-static int find_naked_subset(const logic_board *b, int n, logic_technique t, unsigned units, logic_step *s)
+static int find_naked_subset(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    int n = args->size;
+    logic_technique t = args->technique;
+    unsigned units = args->look;
     subset_ctx x = {b, 0, {0}, t};
     unsigned mask[9];
     subset_search q = {mask, 0, n, {0}, naked_found, &x, s};
@@ -120,8 +123,11 @@ static int hidden_found(const void *p, const int *chosen, unsigned places, logic
 /* Hidden subset of size n: n digits of a unit confined to n cells; the other
  * candidates of those cells go. Units box, row, column; digits up,
  * combinations in lexicographic order. */
-static int find_hidden_subset(const logic_board *b, int n, logic_technique t, unsigned units, logic_step *s)
+static int find_hidden_subset(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    int n = args->size;
+    logic_technique t = args->technique;
+    unsigned units = args->look;
     subset_ctx x = {b, 0, {0}, t};
     unsigned mask[9];
     subset_search q = {mask, 0, n, {0}, hidden_found, &x, s};

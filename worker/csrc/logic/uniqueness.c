@@ -133,8 +133,9 @@ static int rect_type4(const logic_board *b, const int c[4], unsigned pair, logic
     return 0;
 }
 
-static int find_unique_rectangle(const logic_board *b, logic_step *s)
+static int find_unique_rectangle(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     return each_rectangle(b, rect_type1, s) || each_rectangle(b, rect_type2, s) ||
            each_rectangle(b, rect_type4, s);
 }
@@ -145,8 +146,9 @@ static int find_unique_rectangle(const logic_board *b, logic_step *s)
  * units; without that digit there the board would have two solutions (a
  * "bivalue universal grave"), so the cell takes it.
  */
-static int find_bug_plus_one(const logic_board *b, logic_step *s)
+static int find_bug_plus_one(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     int odd = -1;
     for (int c = 0; c < 81; c++) {
         int k = bits9(b->cand[c]);

@@ -11,8 +11,9 @@
  * pivot is, one pincer is z, so cells seeing both pincers lose z. Pivots in
  * reading order, then pincer pairs in reading order.
  */
-static int find_xy_wing(const logic_board *b, logic_step *s)
+static int find_xy_wing(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     cells_t bi = bivalue_cells(b);
     int p;
     FOR_CELLS(p, bi) {
@@ -51,8 +52,9 @@ static int find_xy_wing(const logic_board *b, logic_step *s)
  * is z, so cells seeing all three lose z. Pivots in reading order, then
  * pincer pairs in reading order.
  */
-static int find_xyz_wing(const logic_board *b, logic_step *s)
+static int find_xyz_wing(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     cells_t bi = bivalue_cells(b);
     for (int p = 0; p < 81; p++) {
         unsigned pm = b->cand[p];
@@ -93,8 +95,9 @@ static int find_xyz_wing(const logic_board *b, logic_step *s)
  * two cells is y, so cells seeing both lose y. Cell pairs in reading order,
  * the linking digit up, units in order (rows, columns, boxes).
  */
-static int find_w_wing(const logic_board *b, logic_step *s)
+static int find_w_wing(const logic_board *b, const rung_args *args, logic_step *s)
 {
+    (void)args;
     cells_t bi = bivalue_cells(b);
     int p;
     FOR_CELLS(p, bi) {
