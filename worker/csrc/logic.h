@@ -101,6 +101,19 @@ typedef enum {
     LOGIC_FORCING_NET,
     LOGIC_NESTED_FORCING,      /* a forcing chain whose steps use techniques too */
     LOGIC_TRIAL,               /* a candidate whose every continuation fails */
+    /* Added later, so numbered after the others; the ladder (logic/ladder.c)
+     * places each by its difficulty. */
+    LOGIC_LOCKED_PAIR,         /* a naked pair in a box and a line at once */
+    LOGIC_LOCKED_TRIPLE,       /* a naked triple in a box and a line at once */
+    LOGIC_REMOTE_PAIR,         /* a chain of cells with the same two candidates */
+    LOGIC_TURBOT_FISH,         /* two strong links on a digit joined by a weak one */
+    LOGIC_EMPTY_RECTANGLE,     /* a box's digit in one row or one column, and a strong link */
+    LOGIC_HIDDEN_RECTANGLE,    /* a rectangle whose strong links would give two solutions */
+    LOGIC_SUE_DE_COQ,          /* a box-line intersection's locked sets in both units */
+    LOGIC_MULTI_COLORING,      /* two colourings of a digit joined by a weak link */
+    LOGIC_GROUPED_AIC,         /* an AIC through a digit's cells in one box and line */
+    LOGIC_GROUPED_NICE_LOOP,   /* a nice loop through such groups */
+    LOGIC_ALS_XY_CHAIN,        /* almost locked sets in a chain of restricted commons */
     LOGIC_TECHNIQUES /* count, not a technique */
 } logic_technique;
 
@@ -109,8 +122,10 @@ enum {
     /* LOGIC_SIMPLE_COLORING */
     LOGIC_COLOR_TRAP = 1,  /* a candidate sees both colours */
     LOGIC_COLOR_WRAP = 2,  /* one colour sees itself: all of it goes */
-    /* LOGIC_UNIQUE_RECTANGLE: the type, 1, 2 or 4 */
-    /* LOGIC_NICE_LOOP */
+    /* LOGIC_UNIQUE_RECTANGLE: the type, 1, 2, 3, 4 or 6 */
+    /* LOGIC_MULTI_COLORING: 1 a cell sees a colour of each cluster, 2 a
+     * colour sees both colours of the other cluster (it goes) */
+    /* LOGIC_NICE_LOOP and LOGIC_GROUPED_NICE_LOOP */
     LOGIC_LOOP_CONTINUOUS = 1,     /* a closed loop: eliminations on its weak links */
     LOGIC_LOOP_DISCONTINUOUS = 2,  /* a loop that forces its start node */
     /* LOGIC_FORCING_CHAIN and LOGIC_FORCING_NET */

@@ -1,5 +1,5 @@
 /*
- * als.c: almost locked sets: ALS-XZ and ALS-XY-wing.
+ * als.c: almost locked sets: ALS-XZ, ALS-XY-wing and ALS-XY-chain.
  *
  * Part of the human solver's one translation unit (logic.c includes it);
  * internal.h holds what the families share.
@@ -292,12 +292,106 @@ static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
     return 0;
 }
 
-/* ALS-XZ, then ALS-XY-wing, on one list of the board's ALSs. */
+/* ALSs in an ALS-XY-chain at most, and the states its search keeps. */
+#define ALS_CHAIN_MAX 5
+#define ALS_CHAIN_STATES 4096
+
+/* A state of the chain search: an ALS entered by a restricted common
+ * (which it then lacks), the queue index it came from, the first common. */
+typedef struct {
+    int16_t als, from;
+    uint8_t rcc, first, depth;
+} als_state;
+
+typedef struct {
+    uint16_t seen[ALS_MAX];       /* per ALS, the commons it was entered by */
+    als_state q[ALS_CHAIN_STATES];
+} als_chain_work;
+
+/*
+ * ALS-XY-chain: ALSs A1, A2, ..., An (n >= 3), each sharing a restricted
+ * common with the next, two in a row never the same. If A1 lacked z it
+ * would be locked: it holds the common x1 it shares with A2, so A2 lacks
+ * x1 and holds x2, and so on to An, which then holds every digit but the
+ * common it lacks, z among them. So z is in A1 or An: cells seeing every z
+ * of both lose it (z is neither A1's first common nor An's last). Breadth
+ * first from each A1 in list order, so the shortest chain from the first
+ * A1; commons up; at most ALS_CHAIN_MAX ALSs. Needs the pairs find_als_xz
+ * kept (als_down done by find_als_xy_wing).
+ */
+static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *cw, logic_step *s)
+{
+    const als_list *l = &w->list;
+    for (int a = 0; a < l->n; a++) {
+        const als_t *first = &l->als[a];
+        memset(cw->seen, 0, (size_t)l->n * sizeof cw->seen[0]);
+        int head = 0, tail = 0;
+        int m = als_partners(b, w, a);
+        for (int i = 0; i < m && tail < ALS_CHAIN_STATES; i++) {
+            int x;
+            FOR_DIGITS(x, w->common[i]) {
+                if (tail == ALS_CHAIN_STATES || (cw->seen[w->partner[i]] >> x & 1))
+                    continue;
+                cw->seen[w->partner[i]] |= (uint16_t)(1u << x);
+                cw->q[tail++] = (als_state){(int16_t)w->partner[i], -1, (uint8_t)x, (uint8_t)x, 2};
+            }
+        }
+        while (head < tail) {
+            int at = head++;
+            als_state st = cw->q[at];
+            const als_t *last = &l->als[st.als];
+            if (st.depth >= 3) {
+                unsigned zs = first->digits & last->digits & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
+                int z;
+                FOR_DIGITS(z, zs) {
+                    if (!als_z_out(b, l, first, last, z, NULL))
+                        continue;
+                    step_start(s, LOGIC_ALS_XY_CHAIN);
+                    als_z_out(b, l, first, last, z, s);
+                    int chain[ALS_CHAIN_MAX], n = 0;
+                    for (int k = at; k >= 0; k = cw->q[k].from) {
+                        chain[n++] = cw->q[k].als;
+                        s->digits |= (uint16_t)(1u << (cw->q[k].rcc - 1));
+                    }
+                    chain[n++] = a;
+                    for (int k = n - 1; k >= 0; k--)
+                        als_mark(b, s, k == n - 1 ? 0 : k == 0 ? 1 : 2, &l->als[chain[k]]);
+                    s->digits |= (uint16_t)(1u << (z - 1));
+                    s->variant = n;
+                    return 1;
+                }
+            }
+            if (st.depth == ALS_CHAIN_MAX)
+                continue;
+            m = als_partners(b, w, st.als);
+            for (int i = 0; i < m; i++) {
+                if (w->partner[i] == a)
+                    continue;
+                int x;
+                FOR_DIGITS(x, w->common[i] & ~(1u << (st.rcc - 1))) {
+                    if (tail == ALS_CHAIN_STATES || (cw->seen[w->partner[i]] >> x & 1))
+                        continue;
+                    cw->seen[w->partner[i]] |= (uint16_t)(1u << x);
+                    cw->q[tail++] = (als_state){(int16_t)w->partner[i], (int16_t)at, (uint8_t)x, st.first,
+                                                (uint8_t)(st.depth + 1)};
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* ALS-XZ, then ALS-XY-wing, then ALS-XY-chain, on one list of the board's
+ * ALSs. */
 static int find_als(const logic_board *b, const rung_args *args, logic_step *s)
 {
     (void)args;
     static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
+    static_assert(sizeof(als_chain_work) < 48 * 1024, "ALS chain work fits a thread's stack too");
     als_work w;
     collect_als(b, &w.list);
-    return find_als_xz(b, &w, s) || find_als_xy_wing(b, &w, s);
+    if (find_als_xz(b, &w, s) || find_als_xy_wing(b, &w, s))
+        return 1;
+    als_chain_work cw;
+    return find_als_xy_chain(b, &w, &cw, s);
 }

@@ -1,5 +1,6 @@
 /*
- * chains.c: X-chains, XY-chains, alternating inference chains and nice loops.
+ * chains.c: X-chains, XY-chains, remote pairs, alternating inference chains
+ * and nice loops, grouped or not.
  *
  * Part of the human solver's one translation unit (logic.c includes it);
  * internal.h holds what the families share.
@@ -304,4 +305,314 @@ static int find_aic(const logic_board *b, const rung_args *args, logic_step *s)
     (void)args;
     static const chain_rules rules = {VIA_CELL | VIA_UNIT, VIA_CELL | VIA_UNIT, 0, 1};
     return find_chain(b, &rules, LOGIC_AIC, ALL_DIGITS, s);
+}
+
+/*
+ * Remote pair: cells holding the same two candidates x, y only, each seeing
+ * the next: along the chain they alternate, so two of them an odd number of
+ * links apart (three or more) hold x and y between them, and a cell seeing
+ * both loses x and y. Pairs of digits up, then the chain's first cell in
+ * order, its last by distance (breadth first, cells up), eliminations
+ * needed. The chain is written as an XY-chain from the first cell.
+ */
+static int find_remote_pair(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    (void)args;
+    cells_t bi = bivalue_cells(b);
+    for (unsigned pair = 3; pair < 0x200; pair++) {
+        if (bits9(pair) != 2)
+            continue;
+        cells_t same = 0;
+        int c;
+        FOR_CELLS(c, bi)
+            if (b->cand[c] == pair)
+                same |= BIT(c);
+        if (popcount(same) < 4)
+            continue;
+        int x = low_digit(pair), y = low_digit(pair & (pair - 1));
+        int start;
+        FOR_CELLS(start, same) {
+            int8_t dist[81], parent[81];
+            memset(dist, -1, sizeof dist);
+            int queue[81], head = 0, tail = 0;
+            queue[tail++] = start;
+            dist[start] = 0;
+            parent[start] = -1;
+            while (head < tail) {
+                int at = queue[head++], next;
+                FOR_CELLS(next, same & PEERS[at]) {
+                    if (dist[next] >= 0)
+                        continue;
+                    dist[next] = (int8_t)(dist[at] + 1);
+                    parent[next] = (int8_t)at;
+                    queue[tail++] = next;
+                }
+            }
+            for (int i = 0; i < tail; i++) {
+                int end = queue[i];
+                if (dist[end] < 3 || !(dist[end] & 1))
+                    continue;
+                cells_t out = PEERS[start] & PEERS[end] & (b->where[x - 1] | b->where[y - 1]) & ~same;
+                if (!out)
+                    continue;
+                step_start(s, LOGIC_REMOTE_PAIR);
+                step_eliminate(s, b, out, x);
+                step_eliminate(s, b, out, y);
+                int path[81], n = 0;
+                for (int at = end; at >= 0; at = parent[at])
+                    path[n++] = at;
+                int off = x;
+                for (int k = n - 1; k >= 0; k--) {
+                    int on = off == x ? y : x;
+                    step_node(s, path[k], off, 1, 0);
+                    step_node(s, path[k], on, 0, 1);
+                    s->pattern[0][path[k]] = (uint16_t)pair;
+                    off = on;
+                }
+                s->digits = (uint16_t)pair;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- Grouped chains ---- */
+
+/*
+ * A group is the cells of a digit where a box meets a line, two or three of
+ * them: it is true when one of its cells is. A strong link joins a node
+ * (a candidate or a group) and the rest of a unit's places for its digit
+ * when that rest is one cell or one group; a weak link joins two nodes of a
+ * digit whose cells all see each other, or two candidates of one cell. A
+ * grouped chain is a chain with such nodes, read as the chains above; in a
+ * step, a group's cells are consecutive chain nodes with the same digit and
+ * the same `on`.
+ */
+
+#define GROUPS_MAX (9 * 54)
+#define GNODES (729 + GROUPS_MAX) /* candidates (NODE_OF), then groups */
+
+typedef struct {
+    int groups;
+    cells_t cells[GROUPS_MAX];    /* a group's cells */
+    uint8_t digit[GROUPS_MAX];
+    int16_t id[9][9][6];          /* [d - 1][box][line of the box, as box_line]: group, or -1 */
+    int8_t strong_n[GNODES];      /* a node's strong links (to its true partners) */
+    int16_t strong[GNODES][4];
+    int16_t parent[2 * GNODES];
+    uint8_t depth[2 * GNODES];
+    uint8_t seen[2 * GNODES];
+    int16_t queue[2 * GNODES];
+    int head, tail;
+} group_work;
+
+static cells_t gnode_cells(const group_work *w, int v)
+{
+    return v < 729 ? BIT(v / 9) : w->cells[v - 729];
+}
+
+static int gnode_digit(const group_work *w, int v)
+{
+    return v < 729 ? v % 9 + 1 : w->digit[v - 729];
+}
+
+/* The node whose cells are `set` for digit d: a candidate, a group, or -1. */
+static int gnode_of(const group_work *w, cells_t set, int d)
+{
+    if (!set)
+        return -1;
+    int c = first_cell(set);
+    if (!(set & (set - 1)))
+        return NODE_OF(c, d);
+    int box = box_of(c);
+    for (int i = 0; i < 6; i++) {
+        int line = i < 3 ? (box / 3) * 3 + i : 9 + (box % 3) * 3 + i - 3;
+        int g = w->id[d - 1][box][i];
+        if (g >= 0 && (set & ~UNIT[line]) == 0)
+            return w->cells[g] == set ? 729 + g : -1;
+    }
+    return -1;
+}
+
+static void gnode_link(group_work *w, int from, int to)
+{
+    if (to >= 0 && w->strong_n[from] < 4)
+        w->strong[from][w->strong_n[from]++] = (int16_t)to;
+}
+
+/* The groups of the board and every node's strong links. */
+static void groups_build(const logic_board *b, group_work *w)
+{
+    w->groups = 0;
+    memset(w->id, -1, sizeof w->id);
+    for (int d = 1; d <= 9; d++)
+        for (int box = 0; box < 9; box++)
+            for (int i = 0; i < 6; i++) {
+                int line = i < 3 ? (box / 3) * 3 + i : 9 + (box % 3) * 3 + i - 3;
+                cells_t x = b->where[d - 1] & UNIT[18 + box] & UNIT[line];
+                if (popcount(x) < 2)
+                    continue;
+                w->id[d - 1][box][i] = (int16_t)w->groups;
+                w->cells[w->groups] = x;
+                w->digit[w->groups++] = (uint8_t)d;
+            }
+    memset(w->strong_n, 0, sizeof w->strong_n);
+    for (int v = 0; v < 729 + w->groups; v++) {
+        int d = gnode_digit(w, v);
+        cells_t x = gnode_cells(w, v);
+        if (v < 729) {
+            int c = v / 9;
+            if (!has_cand(b, c, d))
+                continue;
+            if (bits9(b->cand[c]) == 2)
+                gnode_link(w, v, NODE_OF(c, low_digit(b->cand[c] & ~(1u << (d - 1)))));
+            for (int k = 0; k < 3; k++)
+                gnode_link(w, v, gnode_of(w, b->where[d - 1] & UNIT[unit_of(c, k)] & ~x, d));
+            continue;
+        }
+        int c = first_cell(x);
+        int line = (x & ~UNIT[row_of(c)]) ? 9 + col_of(c) : row_of(c);
+        gnode_link(w, v, gnode_of(w, b->where[d - 1] & UNIT[line] & ~x, d));
+        gnode_link(w, v, gnode_of(w, b->where[d - 1] & UNIT[18 + box_of(c)] & ~x, d));
+    }
+}
+
+/* Candidates weakly linked to both ends of a grouped chain (the start a
+ * candidate, false; the end true); eliminated in `st` unless NULL. */
+static int grouped_eliminations(const logic_board *b, const group_work *w, int start, int end, logic_step *st)
+{
+    if (end < 729)
+        return end_eliminations(b, start, end, st);
+    int d = gnode_digit(w, end);
+    if (d != start % 9 + 1)
+        return 0;
+    cells_t ends = BIT(start / 9) | gnode_cells(w, end);
+    cells_t out = common_peers(ends) & b->where[d - 1];
+    if (st)
+        step_eliminate(st, b, out, d);
+    return popcount(out);
+}
+
+static void grouped_reach(group_work *w, int v, int on, int from, int nodes)
+{
+    int st = v * 2 + on;
+    if (w->seen[st])
+        return;
+    w->seen[st] = 1;
+    w->depth[st] = (uint8_t)nodes;
+    w->parent[st] = (int16_t)from;
+    w->queue[w->tail++] = (int16_t)st;
+}
+
+/* Whether a true state ends a chain from `start` that does something. */
+static int grouped_productive(const logic_board *b, const group_work *w, int start, int v, int nodes)
+{
+    if (v == start)
+        return 1;
+    return nodes >= 4 && grouped_eliminations(b, w, start, v, NULL) > 0;
+}
+
+/*
+ * Breadth first from candidate `start`, false, for a productive grouped
+ * chain of at most `limit` nodes (cells of a group count once): returns its
+ * last state, or -1. From a false node its strong links in the order
+ * groups_build made them; from a true node the other candidates of its
+ * cell (digits up), then its digit's candidates that see all its cells
+ * (cells up), then the groups of its digit whose cells all do (in order).
+ * Only nodes with a strong link are taken false.
+ */
+static int grouped_bfs(const logic_board *b, group_work *w, int start, int limit)
+{
+    memset(w->seen, 0, (size_t)(729 + w->groups) * 2);
+    w->head = w->tail = 0;
+    grouped_reach(w, start, 0, -1, 1);
+    while (w->head < w->tail) {
+        int st = w->queue[w->head++];
+        int nodes = w->depth[st] + 1;
+        if (nodes > limit)
+            return -1;
+        int v = st >> 1, d = gnode_digit(w, v);
+        if (!(st & 1)) {
+            for (int i = 0; i < w->strong_n[v]; i++) {
+                int to = w->strong[v][i];
+                if (w->seen[to * 2 + 1])
+                    continue;
+                grouped_reach(w, to, 1, st, nodes);
+                if (grouped_productive(b, w, start, to, nodes))
+                    return to * 2 + 1;
+            }
+            continue;
+        }
+        cells_t x = gnode_cells(w, v);
+        if (v < 729) {
+            int c = v / 9, e;
+            FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
+                if (w->strong_n[NODE_OF(c, e)])
+                    grouped_reach(w, NODE_OF(c, e), 0, st, nodes);
+        }
+        cells_t around = common_peers(x) & b->where[d - 1];
+        int o;
+        FOR_CELLS(o, around)
+            if (w->strong_n[NODE_OF(o, d)])
+                grouped_reach(w, NODE_OF(o, d), 0, st, nodes);
+        for (int g = 0; g < w->groups; g++)
+            if (w->digit[g] == d && !(w->cells[g] & ~around) && w->strong_n[729 + g])
+                grouped_reach(w, 729 + g, 0, st, nodes);
+    }
+    return -1;
+}
+
+/*
+ * Grouped AIC and grouped nice loop: the chains above with groups among
+ * their nodes, for what the chains without groups did not find. The
+ * shortest from each start candidate in turn (cells up, digits up); a chain
+ * back to its start places it (a discontinuous nice loop). A chain that
+ * needed no group is reported as the ungrouped technique it is.
+ */
+static int find_grouped_chain(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    (void)args;
+    static_assert(sizeof(group_work) < 160 * 1024, "grouped chain work fits a thread's stack");
+    group_work w;
+    groups_build(b, &w);
+    int16_t best[CHAIN_SEARCH_MAX];
+    int n = 0, limit = CHAIN_SEARCH_MAX;
+    for (int c = 0; c < 81; c++) {
+        int d;
+        FOR_DIGITS(d, b->cand[c]) {
+            if (!w.strong_n[NODE_OF(c, d)])
+                continue;
+            int hit = grouped_bfs(b, &w, NODE_OF(c, d), limit);
+            if (hit < 0)
+                continue;
+            n = w.depth[hit];
+            for (int st = hit, i = n - 1; st >= 0; st = w.parent[st], i--)
+                best[i] = (int16_t)st;
+            limit = n - 1;
+        }
+    }
+    if (!n)
+        return 0;
+    int first = best[0] >> 1, last = best[n - 1] >> 1, grouped = 0;
+    step_start(s, LOGIC_GROUPED_AIC);
+    for (int i = 0; i < n; i++) {
+        int v = best[i] >> 1, on = best[i] & 1, d = gnode_digit(&w, v), c;
+        grouped |= v >= 729;
+        FOR_CELLS(c, gnode_cells(&w, v)) {
+            step_node(s, c, d, !on, on);
+            s->pattern[0][c] |= (uint16_t)(1u << (d - 1));
+        }
+        s->digits |= (uint16_t)(1u << (d - 1));
+    }
+    if (first == last) {
+        s->technique = grouped ? LOGIC_GROUPED_NICE_LOOP : LOGIC_NICE_LOOP;
+        s->variant = LOGIC_LOOP_DISCONTINUOUS;
+        step_place(s, first / 9, first % 9 + 1);
+        return 1;
+    }
+    if (!grouped)
+        s->technique = LOGIC_AIC;
+    grouped_eliminations(b, &w, first, last, s);
+    return 1;
 }

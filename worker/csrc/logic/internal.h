@@ -102,6 +102,7 @@ static cells_t common_peers(cells_t set)
 }
 
 static inline int sees(int a, int b) { return (PEERS[a] >> b) & 1; }
+static inline int has_cand(const logic_board *b, int c, int d) { return (b->cand[c] >> (d - 1)) & 1; }
 
 /* A candidate as one number, cell * 9 + digit - 1 (0..728). */
 #define NODE_OF(c, d) ((c) * 9 + (d) - 1)

@@ -25,36 +25,47 @@ typedef struct {
     int size;
 } rung;
 
+/* HoDoKu's order (its default solver steps, the reference for people
+ * who grade by hand), where we have the technique. */
 static const rung LADDER[] = {
     {find_full_house, LOGIC_FULL_HOUSE, 0, 0, 0},
     {find_naked_single, LOGIC_NAKED_SINGLE, 0, 0, 0},
     {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, 0, 0},
+    {find_locked_subset, LOGIC_LOCKED_PAIR, 0, 0, 2},
+    {find_locked_subset, LOGIC_LOCKED_TRIPLE, 0, 0, 3},
     {find_pointing, LOGIC_POINTING, 0, 0, 0},
     {find_claiming, LOGIC_CLAIMING, 0, 0, 0},
     {find_naked_subset, LOGIC_NAKED_PAIR, 0, LOCAL_UNITS, 2},
-    {find_hidden_subset, LOGIC_HIDDEN_PAIR, 0, LOCAL_UNITS, 2},
     {find_naked_subset, LOGIC_NAKED_TRIPLE, 0, LOCAL_UNITS, 3},
+    {find_hidden_subset, LOGIC_HIDDEN_PAIR, 0, LOCAL_UNITS, 2},
     {find_hidden_subset, LOGIC_HIDDEN_TRIPLE, 0, LOCAL_UNITS, 3},
-    {find_basic_fish, LOGIC_X_WING, 0, LOCAL_DIGITS, 2},
     {find_naked_subset, LOGIC_NAKED_QUAD, 0, LOCAL_UNITS, 4},
     {find_hidden_subset, LOGIC_HIDDEN_QUAD, 0, LOCAL_UNITS, 4},
+    {find_basic_fish, LOGIC_X_WING, 0, LOCAL_DIGITS, 2},
+    {find_basic_fish, LOGIC_SWORDFISH, 0, LOCAL_DIGITS, 3},
+    {find_basic_fish, LOGIC_JELLYFISH, 0, LOCAL_DIGITS, 4},
+    {find_remote_pair, LOGIC_REMOTE_PAIR, 0, 0, 0},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, 0, 0},
     {find_skyscraper, LOGIC_SKYSCRAPER, 0, LOCAL_DIGITS, 0},
     {find_two_string_kite, LOGIC_TWO_STRING_KITE, 0, LOCAL_DIGITS, 0},
-    {find_basic_fish, LOGIC_SWORDFISH, 0, LOCAL_DIGITS, 3},
-    {find_xy_wing, LOGIC_XY_WING, 0, 0, 0},
+    {find_turbot_fish, LOGIC_TURBOT_FISH, 0, LOCAL_DIGITS, 0},
+    {find_empty_rectangle, LOGIC_EMPTY_RECTANGLE, 0, LOCAL_DIGITS, 0},
     {find_w_wing, LOGIC_W_WING, 0, 0, 0},
-    {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2},
+    {find_xy_wing, LOGIC_XY_WING, 0, 0, 0},
     {find_xyz_wing, LOGIC_XYZ_WING, 0, 0, 0},
-    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, LOCAL_DIGITS, 0},
     {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, 0, 0},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, 0, 0},
-    {find_basic_fish, LOGIC_JELLYFISH, 0, LOCAL_DIGITS, 4},
+    {find_hidden_rectangle, LOGIC_HIDDEN_RECTANGLE, 1, 0, 0},
+    {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2},
     {find_finned_fish, LOGIC_FINNED_SWORDFISH, 0, LOCAL_DIGITS, 3},
     {find_finned_fish, LOGIC_FINNED_JELLYFISH, 0, LOCAL_DIGITS, 4},
+    {find_sue_de_coq, LOGIC_SUE_DE_COQ, 0, 0, 0},
+    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, LOCAL_DIGITS, 0},
+    {find_multi_coloring, LOGIC_MULTI_COLORING, 0, LOCAL_DIGITS, 0},
     {find_x_chain, LOGIC_X_CHAIN, 0, LOCAL_DIGITS, 0},
     {find_xy_chain, LOGIC_XY_CHAIN, 0, 0, 0},
-    {find_aic, LOGIC_AIC, 0, 0, 0},
-    {find_als, LOGIC_ALS_XZ, 0, 0, 0}, /* and ALS-XY-wing, on the same ALSs */
+    {find_aic, LOGIC_AIC, 0, 0, 0}, /* and nice loops */
+    {find_grouped_chain, LOGIC_GROUPED_AIC, 0, 0, 0}, /* and grouped nice loops */
+    {find_als, LOGIC_ALS_XZ, 0, 0, 0}, /* and ALS-XY-wing and ALS-XY-chain, on the same ALSs */
     {find_forcing, LOGIC_FORCING_CHAIN, 0, 0, 0},
     {find_nested_forcing, LOGIC_NESTED_FORCING, 0, 0, 0},
     {find_trial, LOGIC_TRIAL, 0, 0, 0},
@@ -182,8 +193,8 @@ static const struct {
     [LOGIC_CLAIMING] = {50, 2},
     [LOGIC_NAKED_PAIR] = {60, 2},
     [LOGIC_HIDDEN_PAIR] = {70, 2},
-    [LOGIC_NAKED_TRIPLE] = {80, 3},
-    [LOGIC_HIDDEN_TRIPLE] = {100, 3},
+    [LOGIC_NAKED_TRIPLE] = {80, 2},
+    [LOGIC_HIDDEN_TRIPLE] = {100, 2},
     [LOGIC_X_WING] = {140, 3},
     [LOGIC_NAKED_QUAD] = {120, 3},
     [LOGIC_HIDDEN_QUAD] = {150, 3},
@@ -198,7 +209,7 @@ static const struct {
     [LOGIC_SIMPLE_COLORING] = {150, 3},
     [LOGIC_UNIQUE_RECTANGLE] = {100, 3},
     [LOGIC_BUG_PLUS_ONE] = {100, 3},
-    [LOGIC_JELLYFISH] = {160, 4},
+    [LOGIC_JELLYFISH] = {160, 3},
     [LOGIC_FINNED_SWORDFISH] = {200, 4},
     [LOGIC_SASHIMI_SWORDFISH] = {240, 4},
     [LOGIC_FINNED_JELLYFISH] = {250, 4},
@@ -213,6 +224,17 @@ static const struct {
     [LOGIC_FORCING_NET] = {700, 5},
     [LOGIC_NESTED_FORCING] = {1000, 5},
     [LOGIC_TRIAL] = {2000, 5},
+    [LOGIC_LOCKED_PAIR] = {40, 2},
+    [LOGIC_LOCKED_TRIPLE] = {60, 2},
+    [LOGIC_REMOTE_PAIR] = {110, 3},
+    [LOGIC_TURBOT_FISH] = {120, 3},
+    [LOGIC_EMPTY_RECTANGLE] = {120, 3},
+    [LOGIC_HIDDEN_RECTANGLE] = {100, 3},
+    [LOGIC_SUE_DE_COQ] = {250, 4},
+    [LOGIC_MULTI_COLORING] = {200, 3},
+    [LOGIC_GROUPED_AIC] = {300, 4},
+    [LOGIC_GROUPED_NICE_LOOP] = {300, 4},
+    [LOGIC_ALS_XY_CHAIN] = {340, 4},
 };
 
 static const char *const NAMES[LOGIC_TECHNIQUES] = {
@@ -224,6 +246,9 @@ static const char *const NAMES[LOGIC_TECHNIQUES] = {
     "FINNED_SWORDFISH", "SASHIMI_SWORDFISH", "FINNED_JELLYFISH", "SASHIMI_JELLYFISH",
     "X_CHAIN", "XY_CHAIN", "AIC", "NICE_LOOP", "ALS_XZ", "ALS_XY_WING",
     "FORCING_CHAIN", "FORCING_NET", "NESTED_FORCING", "TRIAL",
+    "LOCKED_PAIR", "LOCKED_TRIPLE", "REMOTE_PAIR", "TURBOT_FISH", "EMPTY_RECTANGLE",
+    "HIDDEN_RECTANGLE", "SUE_DE_COQ", "MULTI_COLORING", "GROUPED_AIC", "GROUPED_NICE_LOOP",
+    "ALS_XY_CHAIN",
 };
 
 const char *logic_name(logic_technique t)
