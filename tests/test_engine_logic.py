@@ -645,8 +645,8 @@ def test_grade_is_the_path_summed_and_grade_many_agrees():
 
 
 def recorded_grades() -> list[tuple[str, tuple]]:
-    """tests/data/grades.tsv: (puzzle, (level, hardest, steps, score, counts)) made
-    by the grader before it was made faster (see tests/data/README.md)."""
+    """tests/data/grades.tsv: (puzzle, (level, hardest, steps, score, counts)), made
+    by tests/data/make_grades.py (see tests/data/README.md)."""
     rows = []
     for line in (DATA / "grades.tsv").read_text().splitlines():
         if line.startswith("#"):
@@ -662,8 +662,8 @@ def recorded_grades() -> list[tuple[str, tuple]]:
 
 def test_grades_are_the_recorded_ones():
     # A faster grader may not change a grade: every level, score and count of
-    # steps is what the grader before it gave (the calibration on qqwing's sets
-    # rests on them).
+    # steps is what the recorded grader gave (the calibration on qqwing's sets
+    # rests on them); a change meant to change grades remakes the file.
     rows = recorded_grades()
     assert len(rows) == 663 and {level for _, (level, *_) in rows} == set(logic.LEVEL_NAMES[1:])
     grades = logic.grade_many("".join(puzzle for puzzle, _ in rows))
