@@ -508,6 +508,17 @@ class Step(_message.Message):
         FORCING_NET: _ClassVar[Step.Technique]
         NESTED_FORCING: _ClassVar[Step.Technique]
         TRIAL: _ClassVar[Step.Technique]
+        LOCKED_PAIR: _ClassVar[Step.Technique]
+        LOCKED_TRIPLE: _ClassVar[Step.Technique]
+        REMOTE_PAIR: _ClassVar[Step.Technique]
+        TURBOT_FISH: _ClassVar[Step.Technique]
+        EMPTY_RECTANGLE: _ClassVar[Step.Technique]
+        HIDDEN_RECTANGLE: _ClassVar[Step.Technique]
+        SUE_DE_COQ: _ClassVar[Step.Technique]
+        MULTI_COLORING: _ClassVar[Step.Technique]
+        GROUPED_AIC: _ClassVar[Step.Technique]
+        GROUPED_NICE_LOOP: _ClassVar[Step.Technique]
+        ALS_XY_CHAIN: _ClassVar[Step.Technique]
     TECHNIQUE_UNSPECIFIED: Step.Technique
     FULL_HOUSE: Step.Technique
     NAKED_SINGLE: Step.Technique
@@ -547,6 +558,17 @@ class Step(_message.Message):
     FORCING_NET: Step.Technique
     NESTED_FORCING: Step.Technique
     TRIAL: Step.Technique
+    LOCKED_PAIR: Step.Technique
+    LOCKED_TRIPLE: Step.Technique
+    REMOTE_PAIR: Step.Technique
+    TURBOT_FISH: Step.Technique
+    EMPTY_RECTANGLE: Step.Technique
+    HIDDEN_RECTANGLE: Step.Technique
+    SUE_DE_COQ: Step.Technique
+    MULTI_COLORING: Step.Technique
+    GROUPED_AIC: Step.Technique
+    GROUPED_NICE_LOOP: Step.Technique
+    ALS_XY_CHAIN: Step.Technique
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_FIELD_NUMBER: _ClassVar[int]
