@@ -26,14 +26,16 @@
  * sound: if the board's candidates still hold the solution (givens, entries
  * and pencil marks all agree with it), a placement is the solution's value
  * and an elimination never removes the solution's value. The uniqueness
- * techniques (unique rectangles, BUG+1) are sound only for a puzzle with one
- * solution, and are used only when the caller says it has one.
+ * techniques (unique and hidden rectangles, BUG+1) are sound only for a
+ * puzzle with one solution, and are used only when the caller says it has
+ * one.
  *
  * THE LADDER
- * logic_find tries the techniques in the order of logic_technique below (the
- * easiest first) and returns the first step found, scanning in a fixed order
- * (documented per technique in logic/), so the same board always gives the
- * same step. Steps with no effect (nothing to place or remove) are never
+ * logic_find tries the techniques in the ladder's order (logic/ladder.c:
+ * HoDoKu's order, the easiest first, where we have the technique; not the
+ * order of the numbers of logic_technique) and returns the first step found,
+ * scanning in a fixed order (documented per technique in logic/), so the
+ * same board always gives the same step. Steps with no effect (nothing to place or remove) are never
  * returned. The last two rungs always end a unique puzzle: nested forcing
  * (a premise followed with the techniques up to the hard level until it
  * breaks a rule) and trial (a premise that the search proves has no
@@ -58,9 +60,9 @@
 #define LOGIC_EINVAL (-1)
 #define LOGIC_CONTRADICTION (-2)
 
-/* Techniques, easiest first: the order logic_find tries them. The numbers are
- * the API's (sudoku.v1.Step.Technique) and never change; new techniques get
- * new numbers. */
+/* Techniques. The numbers are the API's (sudoku.v1.Step.Technique) and never
+ * change; new techniques get new numbers, so the numbers are not the order
+ * logic_find tries them in (the ladder's, logic/ladder.c). */
 typedef enum {
     LOGIC_NONE = 0,
     LOGIC_FULL_HOUSE = 1,      /* the last blank cell of a unit */
@@ -169,7 +171,12 @@ typedef struct {
      *          wing cells, rectangle corners, first ALS, chain nodes);
      * group 1: its second part (fins, a wing's pivot, colour B, second
      *          ALS, a rectangle's extra candidates);
-     * group 2: the third ALS of an ALS-XY-wing. */
+     * group 2: the third ALS of an ALS-XY-wing (an ALS-XY-chain's ALSs
+     *          between its two ends, which are groups 0 and 1), a unique
+     *          rectangle's naked subset cells (type 3), Sue de Coq's box
+     *          cells (group 1 its line cells).
+     * A grouped chain's group is its cells as consecutive chain nodes with
+     * the same digit and `on`. */
     uint16_t pattern[LOGIC_GROUPS][81];
     uint8_t units[LOGIC_MAX_UNITS]; /* units of the pattern, in order (fish:
                                        base lines then cover lines) */

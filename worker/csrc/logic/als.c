@@ -363,17 +363,28 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
             }
             if (st.depth == ALS_CHAIN_MAX)
                 continue;
-            m = als_partners(b, w, st.als);
-            for (int i = 0; i < m; i++) {
-                if (w->partner[i] == a)
-                    continue;
-                int x;
-                FOR_DIGITS(x, w->common[i] & ~(1u << (st.rcc - 1))) {
-                    if (tail == ALS_CHAIN_STATES || (cw->seen[w->partner[i]] >> x & 1))
+            m = w->pairs >= 0 ? 0 : als_partners(b, w, st.als);
+            int lists = w->pairs >= 0 ? 2 : 1;
+            for (int list = 0; list < lists; list++) {
+                /* the kept pairs read in place (down then up, list order), else the copies */
+                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+                int from = list ? w->up_first[st.als] : w->down_first[st.als];
+                int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
+                if (w->pairs < 0)
+                    from = 0, end = m;
+                for (int e = from; e < end; e++) {
+                    int j = w->pairs >= 0 ? to[e] : w->partner[e];
+                    unsigned rcc = w->pairs >= 0 ? common[e] : w->common[e];
+                    if (j == a)
                         continue;
-                    cw->seen[w->partner[i]] |= (uint16_t)(1u << x);
-                    cw->q[tail++] = (als_state){(int16_t)w->partner[i], (int16_t)at, (uint8_t)x, st.first,
-                                                (uint8_t)(st.depth + 1)};
+                    int x;
+                    FOR_DIGITS(x, rcc & ~(1u << (st.rcc - 1))) {
+                        if (tail == ALS_CHAIN_STATES || (cw->seen[j] >> x & 1))
+                            continue;
+                        cw->seen[j] |= (uint16_t)(1u << x);
+                        cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first,
+                                                    (uint8_t)(st.depth + 1)};
+                    }
                 }
             }
         }

@@ -398,6 +398,7 @@ typedef struct {
     cells_t cells[GROUPS_MAX];    /* a group's cells */
     uint8_t digit[GROUPS_MAX];
     int16_t id[9][9][6];          /* [d - 1][box][line of the box, as box_line]: group, or -1 */
+    int16_t first[10];            /* [d - 1]: the first group of digit d (groups go digit by digit) */
     int8_t strong_n[GNODES];      /* a node's strong links (to its true partners) */
     int16_t strong[GNODES][4];
     int16_t parent[2 * GNODES];
@@ -446,7 +447,8 @@ static void groups_build(const logic_board *b, group_work *w)
 {
     w->groups = 0;
     memset(w->id, -1, sizeof w->id);
-    for (int d = 1; d <= 9; d++)
+    for (int d = 1; d <= 9; d++) {
+        w->first[d - 1] = (int16_t)w->groups;
         for (int box = 0; box < 9; box++)
             for (int i = 0; i < 6; i++) {
                 int line = i < 3 ? (box / 3) * 3 + i : 9 + (box % 3) * 3 + i - 3;
@@ -457,6 +459,8 @@ static void groups_build(const logic_board *b, group_work *w)
                 w->cells[w->groups] = x;
                 w->digit[w->groups++] = (uint8_t)d;
             }
+    }
+    w->first[9] = (int16_t)w->groups;
     memset(w->strong_n, 0, sizeof w->strong_n);
     for (int v = 0; v < 729 + w->groups; v++) {
         int d = gnode_digit(w, v);
@@ -556,8 +560,8 @@ static int grouped_bfs(const logic_board *b, group_work *w, int start, int limit
         FOR_CELLS(o, around)
             if (w->strong_n[NODE_OF(o, d)])
                 grouped_reach(w, NODE_OF(o, d), 0, st, nodes);
-        for (int g = 0; g < w->groups; g++)
-            if (w->digit[g] == d && !(w->cells[g] & ~around) && w->strong_n[729 + g])
+        for (int g = w->first[d - 1]; g < w->first[d]; g++)
+            if (!(w->cells[g] & ~around) && w->strong_n[729 + g])
                 grouped_reach(w, 729 + g, 0, st, nodes);
     }
     return -1;
