@@ -130,6 +130,19 @@ typedef struct {
 /* Writes the rung's step to `s` and returns 1, or returns 0 when there is none. */
 typedef int (*rung_fn)(const logic_board *b, const rung_args *args, logic_step *s);
 
+/* What a solve by steps remembers between them (ladder.c says how it is
+ * used): for each local rung, the cells of every digit when it last found
+ * nothing. Zero `known` to start. */
+#define LADDER_MAX_RUNGS 64
+typedef struct {
+    cells_t where[LADDER_MAX_RUNGS][9];
+    uint8_t known[LADDER_MAX_RUNGS];
+} ladder_memo;
+
+/* logic_find on a board that changes only by the steps it returns, with
+ * the memory of the solve so far (ladder.c). */
+static int ladder_find(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out);
+
 /* ---- The board and building a step (board.c) ---- */
 
 static void place(logic_board *b, int c, int d);

@@ -73,16 +73,13 @@ static const rung LADDER[] = {
 
 #define RUNGS (sizeof LADDER / sizeof LADDER[0])
 
-/* What a solve remembers between its steps: for each local rung, the cells
- * of every digit when it last found nothing. Its step for a digit (a unit)
- * depends on that digit's cells (the unit's candidates) alone, so it looks
- * again only at the digits (units) that changed since: the others still
- * have none, and it tries them in its fixed order, so the step it finds is
- * the one it finds on all. */
-typedef struct {
-    cells_t where[RUNGS][9];
-    uint8_t known[RUNGS];
-} ladder_memo;
+/* What a solve remembers between its steps (ladder_memo, internal.h): for
+ * each local rung, the cells of every digit when it last found nothing. Its
+ * step for a digit (a unit) depends on that digit's cells (the unit's
+ * candidates) alone, so it looks again only at the digits (units) that
+ * changed since: the others still have none, and it tries them in its
+ * fixed order, so the step it finds is the one it finds on all. */
+static_assert(RUNGS <= LADDER_MAX_RUNGS, "a solve's memory has a place for every rung");
 
 static int find_local(const logic_board *b, size_t i, const rung_args *all, ladder_memo *memo, logic_step *out)
 {
@@ -139,6 +136,11 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
 int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
 {
     return find_from(b, unique, max_level, 0, NULL, out);
+}
+
+static int ladder_find(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out)
+{
+    return find_from(b, unique, max_level, 0, memo, out);
 }
 
 /* The rungs before this one are the singles. */

@@ -36,10 +36,12 @@ static int nested_contradiction(const logic_board *b, int unique, int c, int d, 
     logic_board t = *b;
     place(&t, c, d);
     logic_step inner;
+    ladder_memo memo; /* the premise's steps are a solve: the same steps, found faster */
+    memset(memo.known, 0, sizeof memo.known);
     for (int n = 1; n <= limit; n++) {
         if (t.broken || unit_without_place(&t) >= 0)
             return n;
-        if (!logic_find(&t, unique, NESTED_LEVEL, &inner))
+        if (!ladder_find(&t, unique, NESTED_LEVEL, &memo, &inner))
             return -1;
         if (s && inner.cell >= 0)
             step_node(s, inner.cell, inner.digit, 0, 1);
