@@ -319,16 +319,17 @@ static int find_remote_pair(const logic_board *b, const rung_args *args, logic_s
 {
     (void)args;
     cells_t bi = bivalue_cells(b);
+    uint8_t count[0x200] = {0};
+    int c;
+    FOR_CELLS(c, bi)
+        count[b->cand[c]]++;
     for (unsigned pair = 3; pair < 0x200; pair++) {
-        if (bits9(pair) != 2)
-            continue;
+        if (count[pair] < 4)
+            continue; /* a remote pair has four cells at least */
         cells_t same = 0;
-        int c;
         FOR_CELLS(c, bi)
             if (b->cand[c] == pair)
                 same |= BIT(c);
-        if (popcount(same) < 4)
-            continue;
         int x = low_digit(pair), y = low_digit(pair & (pair - 1));
         int start;
         FOR_CELLS(start, same) {

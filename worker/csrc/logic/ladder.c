@@ -13,7 +13,9 @@
  * the size of its patterns (subsets, fish; else 0). A local rung's step for
  * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: single-digit
  * patterns, fish) or its step in a unit on the candidates of the unit's
- * cells alone (LOCAL_UNITS: subsets), so a solve asks it again only about
+ * cells alone (LOCAL_UNITS: subsets; the locked subsets and Sue de Coq,
+ * whose step where a box meets a line depends on the box and the line
+ * alone, look where either is asked about), so a solve asks it again only about
  * the digits or units that changed (see ladder_memo). */
 enum { LOCAL_DIGITS = 1, LOCAL_UNITS = 2 };
 
@@ -31,8 +33,8 @@ static const rung LADDER[] = {
     {find_full_house, LOGIC_FULL_HOUSE, 0, 0, 0},
     {find_naked_single, LOGIC_NAKED_SINGLE, 0, 0, 0},
     {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, 0, 0},
-    {find_locked_subset, LOGIC_LOCKED_PAIR, 0, 0, 2},
-    {find_locked_subset, LOGIC_LOCKED_TRIPLE, 0, 0, 3},
+    {find_locked_subset, LOGIC_LOCKED_PAIR, 0, LOCAL_UNITS, 2},
+    {find_locked_subset, LOGIC_LOCKED_TRIPLE, 0, LOCAL_UNITS, 3},
     {find_pointing, LOGIC_POINTING, 0, 0, 0},
     {find_claiming, LOGIC_CLAIMING, 0, 0, 0},
     {find_naked_subset, LOGIC_NAKED_PAIR, 0, LOCAL_UNITS, 2},
@@ -58,7 +60,7 @@ static const rung LADDER[] = {
     {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2},
     {find_finned_fish, LOGIC_FINNED_SWORDFISH, 0, LOCAL_DIGITS, 3},
     {find_finned_fish, LOGIC_FINNED_JELLYFISH, 0, LOCAL_DIGITS, 4},
-    {find_sue_de_coq, LOGIC_SUE_DE_COQ, 0, 0, 0},
+    {find_sue_de_coq, LOGIC_SUE_DE_COQ, 0, LOCAL_UNITS, 0},
     {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, LOCAL_DIGITS, 0},
     {find_multi_coloring, LOGIC_MULTI_COLORING, 0, LOCAL_DIGITS, 0},
     {find_x_chain, LOGIC_X_CHAIN, 0, LOCAL_DIGITS, 0},

@@ -82,46 +82,60 @@ static int box_line(int box, int i)
  * Locked pair and triple: n cells (2 or 3) where a box meets a line hold n
  * digits between them, so those digits go from the rest of the box and of
  * the line (a naked subset in two units at once). Boxes 1-9, rows then
- * columns of the box, cells in reading order.
+ * columns of the box, cells in reading order. Local by unit: its step
+ * where a box meets a line depends on the candidates of the box and the
+ * line alone, so it looks only where one of them is among `look`.
  */
 static int find_locked_subset(const logic_board *b, const rung_args *args, logic_step *s)
 {
     int n = args->size;
     for (int box = 0; box < 9; box++)
         for (int i = 0; i < 6; i++) {
-            int line = box_line(box, i), list[3], m = 0, c;
-            FOR_CELLS(c, intersection(box, line))
-                if (bits9(b->cand[c]) >= 2 && bits9(b->cand[c]) <= n)
-                    list[m++] = c;
-            if (m < n)
-                continue;
-            int idx[3];
-            first_combination(idx, n);
-            do {
-                unsigned digits = 0;
-                cells_t set = 0;
-                for (int j = 0; j < n; j++) {
-                    digits |= b->cand[list[idx[j]]];
-                    set |= BIT(list[idx[j]]);
+            int line = box_line(box, i);
+            if (!((args->look >> (18 + box)) & 1) && !((args->look >> line) & 1))
+                continue; /* local by unit: its box and line are as when it last found nothing */
+            /* the three cells where they meet, in reading order */
+            int first = i < 3 ? line * 9 + (box % 3) * 3 : ((box / 3) * 3) * 9 + (line - 9);
+            int step = i < 3 ? 1 : 9;
+            int cell[3] = {first, first + step, first + 2 * step};
+            unsigned m0 = b->cand[cell[0]], m1 = b->cand[cell[1]], m2 = b->cand[cell[2]];
+            /* the cells of the subset: bit j for cell[j] */
+            unsigned pick = 0;
+            if (n == 3) {
+                if (bits9(m0) >= 2 && bits9(m1) >= 2 && bits9(m2) >= 2 && bits9(m0 | m1 | m2) == 3)
+                    pick = 7;
+            } else {
+                static const uint8_t PAIRS[3][2] = {{0, 1}, {0, 2}, {1, 2}}; /* in lexicographic order */
+                for (int j = 0; j < 3 && !pick; j++) {
+                    unsigned ma = b->cand[cell[PAIRS[j][0]]];
+                    if (bits9(ma) == 2 && b->cand[cell[PAIRS[j][1]]] == ma)
+                        pick = (1u << PAIRS[j][0]) | (1u << PAIRS[j][1]);
                 }
-                if (bits9(digits) != n)
-                    continue;
-                cells_t rest = (UNIT[18 + box] | UNIT[line]) & ~set;
-                int any = 0, d;
-                FOR_DIGITS(d, digits)
-                    any |= (b->where[d - 1] & rest) != 0;
-                if (!any)
-                    continue;
-                step_start(s, args->technique);
-                FOR_DIGITS(d, digits)
-                    step_eliminate(s, b, rest, d);
-                FOR_CELLS(c, set)
-                    s->pattern[0][c] = b->cand[c];
-                step_unit(s, 18 + box);
-                step_unit(s, line);
-                s->digits = (uint16_t)digits;
-                return 1;
-            } while (next_combination(idx, n, m));
+            }
+            if (!pick)
+                continue;
+            unsigned digits = 0;
+            cells_t set = 0;
+            for (int j = 0; j < 3; j++)
+                if (pick >> j & 1) {
+                    digits |= b->cand[cell[j]];
+                    set |= BIT(cell[j]);
+                }
+            cells_t rest = (UNIT[18 + box] | UNIT[line]) & ~set;
+            int any = 0, d, c;
+            FOR_DIGITS(d, digits)
+                any |= (b->where[d - 1] & rest) != 0;
+            if (!any)
+                continue;
+            step_start(s, args->technique);
+            FOR_DIGITS(d, digits)
+                step_eliminate(s, b, rest, d);
+            FOR_CELLS(c, set)
+                s->pattern[0][c] = b->cand[c];
+            step_unit(s, 18 + box);
+            step_unit(s, line);
+            s->digits = (uint16_t)digits;
+            return 1;
         }
     return 0;
 }
@@ -169,12 +183,13 @@ static int sdc_sides(const logic_board *b, cells_t area, unsigned digits, cells_
  */
 static int find_sue_de_coq(const logic_board *b, const rung_args *args, logic_step *s)
 {
-    (void)args;
     cells_t line_sets[64], box_sets[64];
     unsigned line_masks[64], box_masks[64];
     for (int box = 0; box < 9; box++)
         for (int i = 0; i < 6; i++) {
             int line = box_line(box, i), list[3], m = 0, c;
+            if (!((args->look >> (18 + box)) & 1) && !((args->look >> line) & 1))
+                continue; /* local by unit, as the locked subsets */
             cells_t here = intersection(box, line);
             FOR_CELLS(c, here)
                 if (b->cand[c])
