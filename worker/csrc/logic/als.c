@@ -21,7 +21,7 @@ typedef struct {
 } als_t;
 
 /* ALSs bigger than this are not looked for (a reader cannot hold them). */
-#define ALS_MAX_SIZE 4
+#define ALS_MAX_SIZE 8
 #define ALS_MAX 1024
 #define ALS_SEEN_MAX (ALS_MAX * 4)
 

@@ -261,14 +261,14 @@ static void net_assume(net_t *n, const net_t *base, int c, int d, int on)
 
 /*
  * Contradiction: the premise (cell c holds d, or with `on` 0 does not) breaks
- * a rule. Premises in cell order, digits up; the one whose contradiction
- * needs the fewest placements wins.
+ * a rule. Premises in cell order, digits up; a chain wins over a net, then
+ * the one whose contradiction needs the fewest placements.
  */
 static int find_forcing_contradiction(const logic_board *b, int on, logic_step *s)
 {
     net_t base, n;
     need_t x;
-    int best = NET_MAX + 1, best_cell = -1, best_digit = 0;
+    int best = 2 * NET_MAX + 2, best_cell = -1, best_digit = 0;
     net_init(&base, b);
     for (int c = 0; c < 81; c++) {
         int d;
@@ -280,7 +280,9 @@ static int find_forcing_contradiction(const logic_board *b, int on, logic_step *
                 continue;
             need_start(&x, &n, b);
             need_contradiction(&x);
-            int k = need_count(&x);
+            /* a chain (no placement needing two earlier ones) before any
+             * net: it is easier to follow; then the fewest placements */
+            int k = need_count(&x) + (x.branching ? NET_MAX + 1 : 0);
             if (k < best) {
                 best = k;
                 best_cell = c;

@@ -81,7 +81,8 @@ static int box_line(int box, int i)
 /*
  * Locked pair and triple: n cells (2 or 3) where a box meets a line hold n
  * digits between them, so those digits go from the rest of the box and of
- * the line (a naked subset in two units at once). Boxes 1-9, rows then
+ * the line (a naked subset in two units at once; as HoDoKu counts them,
+ * only when both units lose some). Boxes 1-9, rows then
  * columns of the box, cells in reading order. Local by unit: its step
  * where a box meets a line depends on the candidates of the box and the
  * line alone, so it looks only where one of them is among `look`.
@@ -122,11 +123,13 @@ static int find_locked_subset(const logic_board *b, const rung_args *args, logic
                     set |= BIT(cell[j]);
                 }
             cells_t rest = (UNIT[18 + box] | UNIT[line]) & ~set;
-            int any = 0, d, c;
-            FOR_DIGITS(d, digits)
-                any |= (b->where[d - 1] & rest) != 0;
-            if (!any)
-                continue;
+            int in_box = 0, in_line = 0, d, c;
+            FOR_DIGITS(d, digits) {
+                in_box |= (b->where[d - 1] & UNIT[18 + box] & ~UNIT[line]) != 0;
+                in_line |= (b->where[d - 1] & UNIT[line] & ~UNIT[18 + box]) != 0;
+            }
+            if (!in_box || !in_line)
+                continue; /* one unit alone: a naked subset, or locked candidates */
             step_start(s, args->technique);
             FOR_DIGITS(d, digits)
                 step_eliminate(s, b, rest, d);
