@@ -43,11 +43,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/*)
+$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*)
 	$(BIN)/python -m pip install -q -e .
 	@touch $@
 
-$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/*)
+$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $@ $(BIN)/.installed
 

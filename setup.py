@@ -1,5 +1,6 @@
 """Build of the C engine extension; everything else lives in pyproject.toml."""
 
+import glob
 import os
 import platform
 
@@ -28,7 +29,10 @@ setup(
             "worker._engine",
             sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/logic.c", f"{CSRC}/generate.c",
                      f"{CSRC}/enginemodule.c"],
-            depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h", f"{CSRC}/logic.h", f"{CSRC}/generate.h"],
+            depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h", f"{CSRC}/logic.h", f"{CSRC}/generate.h",
+                     *sorted(glob.glob(f"{CSRC}/logic/*"))],
+            # the files of logic/ include logic.h
+            include_dirs=[CSRC],
             extra_compile_args=compile_args(),
             extra_link_args=os.environ.get("SUDOKU_LDFLAGS", "").split(),
         )

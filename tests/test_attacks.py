@@ -77,10 +77,14 @@ class Honest:
                                 (self.checks, lambda: self.health.Check(health_pb2.HealthCheckRequest(),
                                                                         timeout=TIMEOUT))):
                 started = time.monotonic()
-                try:
-                    call()
-                except grpc.RpcError as err:
-                    self.errors.append(f"{err.code().name}: {err.details()}")
+                for attempt in range(3):  # UNAVAILABLE is retried, as the client library retries it
+                    try:
+                        call()
+                        break
+                    except grpc.RpcError as err:
+                        if err.code() != grpc.StatusCode.UNAVAILABLE or attempt == 2:
+                            self.errors.append(f"{err.code().name}: {err.details()}")
+                            break
                 calls.append(time.monotonic() - started)
 
     def assert_served(self) -> None:

@@ -275,14 +275,17 @@ def test_hints_go_on_from_the_pencil_marks_crossing_out_and_highlighting(browser
 
 
 # Boards whose first step, with every candidate pencilled in, has a
-# pattern in two groups (a finned X-wing: its fin) or a chain (an AIC).
-FINNED_X_WING = ".2..5.7..4..1....68....3...2....8..3.4..2.5.....6...1...2.9.....9......57.4...9.."
+# pattern in two groups (a finned X-wing: its fin), a chain (an AIC) or a
+# chain through a group (a grouped AIC: the group's cells are nodes each).
+FINNED_X_WING = "..6.92158.8..7.69229.8.63745627384199..2..8658149652376.8..9721.29.8.546.5.62.983"
 AIC = ".2...3..48..7..39...7....61..3.7...8..6..213.5.........4.8....6..8.1..2..5...9..."
+GROUPED_AIC = ".82...61..912....84.31.89.2.2..8.....78...2...4..271869..734821814..2735237815469"
 
 
 @needs_chromium
-@pytest.mark.parametrize("board, name", [(FINNED_X_WING, "finned X-wing"), (AIC, "alternating inference chain")],
-                         ids=["fins", "chain"])
+@pytest.mark.parametrize("board, name", [(FINNED_X_WING, "finned X-wing"), (AIC, "alternating inference chain"),
+                                         (GROUPED_AIC, "grouped alternating inference chain")],
+                         ids=["fins", "chain", "group"])
 def test_a_hints_pattern_groups_and_chain_are_drawn_apart(browser, service, tmp_path, board, name):
     browser.get(page_url(service))
     load(browser, board)

@@ -35,6 +35,9 @@ TITLES = {
     "AIC": "Alternating inference chain",
     "ALS_XZ": "ALS-XZ",
     "ALS_XY_WING": "ALS-XY-wing",
+    "MULTI_COLORING": "Multi-colouring",
+    "GROUPED_AIC": "Grouped alternating inference chain",
+    "ALS_XY_CHAIN": "ALS-XY-chain",
 }
 
 
@@ -99,13 +102,35 @@ def cell_digits(step: Step, c: int, group: int | None = None) -> list[int]:
     return sorted({d for g, cc, d in step.pattern if cc == c and (group is None or g == group)})
 
 
+def node_text(cells: list[int], digit: int) -> str:
+    """A chain node: (5)r1c1, or a group of cells in one row (5)r1c12 or column (5)r12c1."""
+    if len(cells) == 1:
+        return f"({digit}){cell_name(cells[0])}"
+    rows = sorted({c // 9 + 1 for c in cells})
+    cols = sorted({c % 9 + 1 for c in cells})
+    return f"({digit})r{''.join(map(str, rows))}c{''.join(map(str, cols))}"
+
+
+def chain_nodes(step: Step) -> list[tuple[list[int], int, bool, bool]]:
+    """The chain's nodes as (cells, digit, on, strong): a group's cells (consecutive
+    nodes with the same digit and the same `on`) as one node."""
+    out: list[tuple[list[int], int, bool, bool]] = []
+    for n in step.chain:
+        if out and out[-1][1] == n.digit and out[-1][2] == n.on:
+            out[-1] = (out[-1][0] + [n.cell], n.digit, n.on, n.strong)
+        else:
+            out.append(([n.cell], n.digit, n.on, n.strong))
+    return out
+
+
 def chain_text(step: Step) -> str:
     """A chain in the usual notation: (5)r1c1 = (5)r1c4 - (5)r7c4 = (5)r8c5."""
+    nodes = chain_nodes(step)
     parts = []
-    for i, node in enumerate(step.chain):
-        parts.append(f"({node.digit}){cell_name(node.cell)}")
-        if i + 1 < len(step.chain):
-            parts.append("=" if node.strong else "-")
+    for i, (cells, digit, _, strong) in enumerate(nodes):
+        parts.append(node_text(cells, digit))
+        if i + 1 < len(nodes):
+            parts.append("=" if strong else "-")
     return " ".join(parts)
 
 
@@ -210,6 +235,15 @@ def _rectangle(step: Step) -> str:
     if step.variant == 2:
         z = step.eliminations[0][1]
         return f"{text}, so one of the two corners that can also be {z} is {z}: {effect(step)}"
+    if step.variant == 3:
+        extra = sorted({d for g, c, d in step.pattern if g == 1})
+        others = group_cells(step, 2)
+        return (f"{text}, so one of the corners with more holds {digits_text(extra, 'or')}; with "
+                f"{cells_text(others)} that makes a naked subset of {unit_text(step.units[0])}: {effect(step)}")
+    if step.variant == 6:
+        (z,) = {d for _, d in step.eliminations}
+        return (f"{text}; in {units_text(step.units)}, {z} can only go in the rectangle, so the two corners "
+                f"holding more than the pair are not {z}: {effect(step)}")
     return f"{text}; in {unit_text(step.units[0])} one of the pair can only go in the rectangle, so {effect(step)}"
 
 
@@ -218,11 +252,76 @@ def _bug(step: Step) -> str:
             f"{step.digit} the puzzle would have two solutions, so {effect(step)}")
 
 
+def _hidden_rectangle(step: Step) -> str:
+    corners = group_cells(step, 0)
+    (c, y), = step.eliminations
+    x = next(d for d in step.digits if d != y)
+    alone = next(k for k in corners if not cell_digits(step, k, 1))
+    return (f"Hidden rectangle: {cell_name(alone)} holds only {x} and {y}, and in {units_text(step.units)} {x} can "
+            f"only go in the rectangle {cells_text(corners)}; were {cell_name(c)} {y}, the rectangle would be "
+            f"{x}, {y}, {x}, {y} round it (two solutions), so {effect(step)}")
+
+
+def _locked_subset(step: Step) -> str:
+    box, line = step.units
+    return (f"{title(step)}: {cells_text(group_cells(step, 0))} hold only {digits_text(step.digits)} between them "
+            f"and lie in {unit_text(box)} and {unit_text(line)} at once, so {effect(step)}")
+
+
+def _remote_pair(step: Step) -> str:
+    cells = [n.cell for n in step.chain][::2]
+    return (f"Remote pair: {cells_text(cells)} hold only {digits_text(step.digits)}, each seeing the next, so "
+            f"they alternate and {cell_name(cells[0])} and {cell_name(cells[-1])} hold "
+            f"{digits_text(step.digits)} between them: {effect(step)}")
+
+
+def _turbot(step: Step) -> str:
+    d = step.digits[0]
+    ends = (step.chain[0].cell, step.chain[-1].cell)
+    return (f"Turbot fish on {d}: {and_list(unit_text(u) for u in step.units)} each hold {d} twice, joined by "
+            f"a weak link ({chain_text(step)}), so {cells_text(ends, 'or')} is {d}, and {effect(step)}")
+
+
+def _empty_rectangle(step: Step) -> str:
+    (d,) = step.digits
+    box, row, column, link = step.units
+    (t, _), = step.eliminations
+    ends = group_cells(step, 1)
+    near = next(c for c in ends if c in UNITS[row].cells or c in UNITS[column].cells)
+    far = next(c for c in ends if c != near)
+    return (f"Empty rectangle on {d}: in {unit_text(box)}, {d} can only be in {unit_text(row)} or "
+            f"{unit_text(column)}, and {unit_text(link)} holds {d} only in {cells_text(ends)}; were "
+            f"{cell_name(t)} {d}, {cell_name(far)} would not be, {cell_name(near)} would, and "
+            f"{unit_text(box)} would have no place for {d}: {effect(step)}")
+
+
+def _sue_de_coq(step: Step) -> str:
+    box, line = step.units
+    core, in_line, in_box = (group_cells(step, g) for g in range(3))
+    digits = sorted({d for g, c, d in step.pattern if g == 0})
+    return (f"Sue de Coq: where {unit_text(box)} meets {unit_text(line)}, {cells_text(core)} hold "
+            f"{digits_text(digits)}; with {cells_text(in_line)} of the {UNITS[line].kind} and {cells_text(in_box)} "
+            f"of the box they are as many cells as digits, no digit shared between the two sides, so each "
+            f"digit is there once: {effect(step)}")
+
+
+def _multi_coloring(step: Step) -> str:
+    (d,) = step.digits
+    text = f"Multi-colouring on {d}: two clusters of its strong links, each in two colours"
+    if step.variant == 2:
+        gone = sorted(c for c, _ in step.eliminations)
+        return (f"{text}; {cells_text(gone)}, of one colour, see{'s' if len(gone) == 1 else ''} both colours of "
+                f"the other cluster, one of which is {d}, so that colour is not: {effect(step)}")
+    return (f"{text}; a cell of one sees a cell of the other, so those two colours are not both {d}, and one of "
+            f"the other two ({cells_text(group_cells(step, 1))}) is: {effect(step)}")
+
+
 def _chain(step: Step) -> str:
-    if step.name == "NICE_LOOP" and step.variant == logic.LOOP_DISCONTINUOUS:
-        return (f"Nice loop: {chain_text(step)}: if {cell_name(step.cell)} were not {step.digit} it "
+    loop = "Grouped nice loop" if step.name == "GROUPED_NICE_LOOP" else "Nice loop"
+    if step.name.endswith("NICE_LOOP") and step.variant == logic.LOOP_DISCONTINUOUS:
+        return (f"{loop}: {chain_text(step)}: if {cell_name(step.cell)} were not {step.digit} it "
                 f"would have to be, so {effect(step)}")
-    if step.name == "NICE_LOOP":
+    if step.name.endswith("NICE_LOOP"):
         return f"Continuous nice loop: {chain_text(step)} closes, so each weak link holds one true end: {effect(step)}"
     return f"{title(step)}: {chain_text(step)}: one end is true, so {effect(step)}"
 
@@ -230,6 +329,13 @@ def _chain(step: Step) -> str:
 def _als(step: Step) -> str:
     groups = [group_cells(step, g) for g in range(3)]
     sets = [f"{cells_text(cells)} ({unit_text(u)})" for cells, u in zip(groups, step.units) if cells]
+    if step.name == "ALS_XY_CHAIN":
+        z = step.eliminations[0][1]
+        ends = f"{cells_text(groups[0])} ({unit_text(step.units[0])})", f"{cells_text(groups[1])} ({unit_text(step.units[-1])})"
+        middle = and_list(unit_text(u) for u in step.units[1:-1])
+        return (f"ALS-XY-chain: {step.variant} almost locked sets, from {ends[0]} through {middle} to {ends[1]}, "
+                f"each sharing a restricted common with the next ({digits_text(d for d in step.digits if d != z)}), "
+                f"so one end holds {z}: {effect(step)}")
     if step.name == "ALS_XZ":
         x, z = (step.digits[0], step.digits[1]) if step.eliminations[0][1] != step.digits[0] else step.digits[::-1]
         return (f"ALS-XZ: {and_list(sets)} are almost locked and cannot both hold {x}, so one holds "
@@ -273,6 +379,10 @@ _BY_NAME: dict[str, Callable[[Step], str]] = {
     "ALS_XZ": _als, "ALS_XY_WING": _als,
     "FORCING_CHAIN": _forcing, "FORCING_NET": _forcing, "NESTED_FORCING": _forcing,
     "TRIAL": _trial,
+    "LOCKED_PAIR": _locked_subset, "LOCKED_TRIPLE": _locked_subset, "REMOTE_PAIR": _remote_pair,
+    "TURBOT_FISH": _turbot, "EMPTY_RECTANGLE": _empty_rectangle, "HIDDEN_RECTANGLE": _hidden_rectangle,
+    "SUE_DE_COQ": _sue_de_coq, "MULTI_COLORING": _multi_coloring,
+    "GROUPED_AIC": _chain, "GROUPED_NICE_LOOP": _chain, "ALS_XY_CHAIN": _als,
 }
 
 

@@ -622,6 +622,28 @@ class Step(_message.Message):
         TECHNIQUE_NESTED_FORCING: _ClassVar[Step.Technique]
         TRIAL: _ClassVar[Step.Technique]
         TECHNIQUE_TRIAL: _ClassVar[Step.Technique]
+        LOCKED_PAIR: _ClassVar[Step.Technique]
+        TECHNIQUE_LOCKED_PAIR: _ClassVar[Step.Technique]
+        LOCKED_TRIPLE: _ClassVar[Step.Technique]
+        TECHNIQUE_LOCKED_TRIPLE: _ClassVar[Step.Technique]
+        REMOTE_PAIR: _ClassVar[Step.Technique]
+        TECHNIQUE_REMOTE_PAIR: _ClassVar[Step.Technique]
+        TURBOT_FISH: _ClassVar[Step.Technique]
+        TECHNIQUE_TURBOT_FISH: _ClassVar[Step.Technique]
+        EMPTY_RECTANGLE: _ClassVar[Step.Technique]
+        TECHNIQUE_EMPTY_RECTANGLE: _ClassVar[Step.Technique]
+        HIDDEN_RECTANGLE: _ClassVar[Step.Technique]
+        TECHNIQUE_HIDDEN_RECTANGLE: _ClassVar[Step.Technique]
+        SUE_DE_COQ: _ClassVar[Step.Technique]
+        TECHNIQUE_SUE_DE_COQ: _ClassVar[Step.Technique]
+        MULTI_COLORING: _ClassVar[Step.Technique]
+        TECHNIQUE_MULTI_COLORING: _ClassVar[Step.Technique]
+        GROUPED_AIC: _ClassVar[Step.Technique]
+        TECHNIQUE_GROUPED_AIC: _ClassVar[Step.Technique]
+        GROUPED_NICE_LOOP: _ClassVar[Step.Technique]
+        TECHNIQUE_GROUPED_NICE_LOOP: _ClassVar[Step.Technique]
+        ALS_XY_CHAIN: _ClassVar[Step.Technique]
+        TECHNIQUE_ALS_XY_CHAIN: _ClassVar[Step.Technique]
     TECHNIQUE_UNSPECIFIED: Step.Technique
     FULL_HOUSE: Step.Technique
     TECHNIQUE_FULL_HOUSE: Step.Technique
@@ -699,6 +721,28 @@ class Step(_message.Message):
     TECHNIQUE_NESTED_FORCING: Step.Technique
     TRIAL: Step.Technique
     TECHNIQUE_TRIAL: Step.Technique
+    LOCKED_PAIR: Step.Technique
+    TECHNIQUE_LOCKED_PAIR: Step.Technique
+    LOCKED_TRIPLE: Step.Technique
+    TECHNIQUE_LOCKED_TRIPLE: Step.Technique
+    REMOTE_PAIR: Step.Technique
+    TECHNIQUE_REMOTE_PAIR: Step.Technique
+    TURBOT_FISH: Step.Technique
+    TECHNIQUE_TURBOT_FISH: Step.Technique
+    EMPTY_RECTANGLE: Step.Technique
+    TECHNIQUE_EMPTY_RECTANGLE: Step.Technique
+    HIDDEN_RECTANGLE: Step.Technique
+    TECHNIQUE_HIDDEN_RECTANGLE: Step.Technique
+    SUE_DE_COQ: Step.Technique
+    TECHNIQUE_SUE_DE_COQ: Step.Technique
+    MULTI_COLORING: Step.Technique
+    TECHNIQUE_MULTI_COLORING: Step.Technique
+    GROUPED_AIC: Step.Technique
+    TECHNIQUE_GROUPED_AIC: Step.Technique
+    GROUPED_NICE_LOOP: Step.Technique
+    TECHNIQUE_GROUPED_NICE_LOOP: Step.Technique
+    ALS_XY_CHAIN: Step.Technique
+    TECHNIQUE_ALS_XY_CHAIN: Step.Technique
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_FIELD_NUMBER: _ClassVar[int]

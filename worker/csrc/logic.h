@@ -26,14 +26,16 @@
  * sound: if the board's candidates still hold the solution (givens, entries
  * and pencil marks all agree with it), a placement is the solution's value
  * and an elimination never removes the solution's value. The uniqueness
- * techniques (unique rectangles, BUG+1) are sound only for a puzzle with one
- * solution, and are used only when the caller says it has one.
+ * techniques (unique and hidden rectangles, BUG+1) are sound only for a
+ * puzzle with one solution, and are used only when the caller says it has
+ * one.
  *
  * THE LADDER
- * logic_find tries the techniques in the order of logic_technique below (the
- * easiest first) and returns the first step found, scanning in a fixed order
- * (documented per technique in logic.c), so the same board always gives the
- * same step. Steps with no effect (nothing to place or remove) are never
+ * logic_find tries the techniques in the ladder's order (logic/ladder.c:
+ * HoDoKu's order, the easiest first, where we have the technique; not the
+ * order of the numbers of logic_technique) and returns the first step found,
+ * scanning in a fixed order (documented per technique in logic/), so the
+ * same board always gives the same step. Steps with no effect (nothing to place or remove) are never
  * returned. The last two rungs always end a unique puzzle: nested forcing
  * (a premise followed with the techniques up to the hard level until it
  * breaks a rule) and trial (a premise that the search proves has no
@@ -58,9 +60,9 @@
 #define LOGIC_EINVAL (-1)
 #define LOGIC_CONTRADICTION (-2)
 
-/* Techniques, easiest first: the order logic_find tries them. The numbers are
- * the API's (sudoku.v1.Step.Technique) and never change; new techniques get
- * new numbers. */
+/* Techniques. The numbers are the API's (sudoku.v1.Step.Technique) and never
+ * change; new techniques get new numbers, so the numbers are not the order
+ * logic_find tries them in (the ladder's, logic/ladder.c). */
 typedef enum {
     LOGIC_NONE = 0,
     LOGIC_FULL_HOUSE = 1,      /* the last blank cell of a unit */
@@ -101,6 +103,19 @@ typedef enum {
     LOGIC_FORCING_NET,
     LOGIC_NESTED_FORCING,      /* a forcing chain whose steps use techniques too */
     LOGIC_TRIAL,               /* a candidate whose every continuation fails */
+    /* Added later, so numbered after the others; the ladder (logic/ladder.c)
+     * places each by its difficulty. */
+    LOGIC_LOCKED_PAIR,         /* a naked pair in a box and a line at once */
+    LOGIC_LOCKED_TRIPLE,       /* a naked triple in a box and a line at once */
+    LOGIC_REMOTE_PAIR,         /* a chain of cells with the same two candidates */
+    LOGIC_TURBOT_FISH,         /* two strong links on a digit joined by a weak one */
+    LOGIC_EMPTY_RECTANGLE,     /* a box's digit in one row or one column, and a strong link */
+    LOGIC_HIDDEN_RECTANGLE,    /* a rectangle whose strong links would give two solutions */
+    LOGIC_SUE_DE_COQ,          /* a box-line intersection's locked sets in both units */
+    LOGIC_MULTI_COLORING,      /* two colourings of a digit joined by a weak link */
+    LOGIC_GROUPED_AIC,         /* an AIC through a digit's cells in one box and line */
+    LOGIC_GROUPED_NICE_LOOP,   /* a nice loop through such groups */
+    LOGIC_ALS_XY_CHAIN,        /* almost locked sets in a chain of restricted commons */
     LOGIC_TECHNIQUES /* count, not a technique */
 } logic_technique;
 
@@ -109,8 +124,10 @@ enum {
     /* LOGIC_SIMPLE_COLORING */
     LOGIC_COLOR_TRAP = 1,  /* a candidate sees both colours */
     LOGIC_COLOR_WRAP = 2,  /* one colour sees itself: all of it goes */
-    /* LOGIC_UNIQUE_RECTANGLE: the type, 1, 2 or 4 */
-    /* LOGIC_NICE_LOOP */
+    /* LOGIC_UNIQUE_RECTANGLE: the type, 1, 2, 3, 4 or 6 */
+    /* LOGIC_MULTI_COLORING: 1 a cell sees a colour of each cluster, 2 a
+     * colour sees both colours of the other cluster (it goes) */
+    /* LOGIC_NICE_LOOP and LOGIC_GROUPED_NICE_LOOP */
     LOGIC_LOOP_CONTINUOUS = 1,     /* a closed loop: eliminations on its weak links */
     LOGIC_LOOP_DISCONTINUOUS = 2,  /* a loop that forces its start node */
     /* LOGIC_FORCING_CHAIN and LOGIC_FORCING_NET */
@@ -154,7 +171,12 @@ typedef struct {
      *          wing cells, rectangle corners, first ALS, chain nodes);
      * group 1: its second part (fins, a wing's pivot, colour B, second
      *          ALS, a rectangle's extra candidates);
-     * group 2: the third ALS of an ALS-XY-wing. */
+     * group 2: the third ALS of an ALS-XY-wing (an ALS-XY-chain's ALSs
+     *          between its two ends, which are groups 0 and 1), a unique
+     *          rectangle's naked subset cells (type 3), Sue de Coq's box
+     *          cells (group 1 its line cells).
+     * A grouped chain's group is its cells as consecutive chain nodes with
+     * the same digit and `on`. */
     uint16_t pattern[LOGIC_GROUPS][81];
     uint8_t units[LOGIC_MAX_UNITS]; /* units of the pattern, in order (fish:
                                        base lines then cover lines) */

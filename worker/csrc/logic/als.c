@@ -1,0 +1,408 @@
+/*
+ * als.c: almost locked sets: ALS-XZ, ALS-XY-wing and ALS-XY-chain.
+ *
+ * Part of the human solver's one translation unit (logic.c includes it);
+ * internal.h holds what the families share.
+ */
+#include "logic/internal.h"
+
+/*
+ * An almost locked set (ALS) is n cells of one unit holding n + 1 digits
+ * between them: take one digit away and the rest is locked. Two ALSs A and B
+ * share a restricted common digit x when every x of A sees every x of B:
+ * then x is in one of them at most.
+ */
+typedef struct {
+    cells_t cells;
+    uint16_t digits;
+    uint8_t unit;
+    uint8_t size;
+    uint16_t seen;  /* index in als_list.seen of the first of its digits' sets */
+} als_t;
+
+/* ALSs bigger than this are not looked for (a reader cannot hold them). */
+#define ALS_MAX_SIZE 8
+#define ALS_MAX 1024
+#define ALS_SEEN_MAX (ALS_MAX * 4)
+
+/* The ALSs of a board and, per ALS and digit, the cells that see every cell
+ * of the ALS holding that digit (for the restricted common test). */
+typedef struct {
+    int n;
+    als_t als[ALS_MAX];
+    int n_seen;
+    cells_t seen[ALS_SEEN_MAX];
+} als_list;
+
+/* What sees every x of an ALS (x one of its digits). */
+static cells_t als_seen(const als_list *l, const als_t *a, int x)
+{
+    return l->seen[a->seen + bits9(a->digits & ((1u << (x - 1)) - 1))];
+}
+
+/* Every ALS, smallest first, then by unit (rows, columns, boxes) and cells.
+ * A set found in a row or column is not listed again for its box, nor a
+ * single cell for its column and box. */
+static void collect_als(const logic_board *b, als_list *l)
+{
+    l->n = 0;
+    l->n_seen = 0;
+    for (int size = 1; size <= ALS_MAX_SIZE; size++) {
+        for (int u = 0; u < 27; u++) {
+            if (size == 1 && u >= 9)
+                break;
+            int list[9], m = 0;
+            for (int j = 0; j < 9; j++) {
+                int c = unit_cell(u, j);
+                if (b->cand[c])
+                    list[m++] = c;
+            }
+            if (m <= size)
+                continue;
+            int idx[ALS_MAX_SIZE];
+            first_combination(idx, size);
+            do {
+                unsigned digits = 0;
+                cells_t set = 0;
+                for (int j = 0; j < size; j++) {
+                    digits |= b->cand[list[idx[j]]];
+                    set |= BIT(list[idx[j]]);
+                }
+                if (bits9(digits) != size + 1)
+                    continue;
+                if (u >= 18 && size > 1) {
+                    int c = first_cell(set);
+                    if (!(set & ~UNIT[row_of(c)]) || !(set & ~UNIT[9 + col_of(c)]))
+                        continue;
+                }
+                if (l->n == ALS_MAX || l->n_seen + size + 1 > ALS_SEEN_MAX)
+                    return;
+                als_t *a = &l->als[l->n++];
+                a->cells = set;
+                a->digits = (uint16_t)digits;
+                a->unit = (uint8_t)u;
+                a->size = (uint8_t)size;
+                a->seen = (uint16_t)l->n_seen;
+                int x;
+                FOR_DIGITS(x, digits)
+                    l->seen[l->n_seen++] = common_peers(b->where[x - 1] & set);
+            } while (next_combination(idx, size, m));
+        }
+    }
+}
+
+/* The restricted common digits of two disjoint ALSs: x when every x of one
+ * sees every x of the other. */
+static unsigned restricted_commons(const logic_board *b, const als_list *l, const als_t *a, const als_t *c)
+{
+    unsigned result = 0;
+    int x;
+    FOR_DIGITS(x, a->digits & c->digits) {
+        if (!(b->where[x - 1] & c->cells & ~als_seen(l, a, x)))
+            result |= 1u << (x - 1);
+    }
+    return result;
+}
+
+static void als_mark(const logic_board *b, logic_step *s, int group, const als_t *a)
+{
+    int c;
+    FOR_CELLS(c, a->cells)
+        s->pattern[group][c] = b->cand[c];
+    step_unit(s, a->unit);
+}
+
+/* Eliminations of z seen by every z of A and B; returns how many. */
+static int als_z_out(const logic_board *b, const als_list *l, const als_t *a, const als_t *c, int z,
+                     logic_step *s)
+{
+    cells_t out = als_seen(l, a, z) & als_seen(l, c, z) & b->where[z - 1] & ~(a->cells | c->cells);
+    if (s)
+        step_eliminate(s, b, out, z);
+    return popcount(out);
+}
+
+/* Pairs of ALSs with a restricted common that als_work keeps; a board
+ * with more has its ALS-XY-wing partners found ALS by ALS instead. */
+#define ALS_PAIRS_MAX 4096
+
+/*
+ * The board's ALSs and the pairs of them that share restricted commons,
+ * both techniques' work: they are large, so they live in the caller's frame
+ * once. ALS-XZ looks at every pair in list order and keeps, for each ALS i,
+ * the later ALSs j that are disjoint from it with restricted commons
+ * (up[up_first[i]..up_first[i + 1] - 1]); ALS-XY-wing takes a pivot's
+ * partners from there and from the earlier ALSs that kept it (down).
+ */
+typedef struct {
+    als_list list;
+    int pairs;      /* kept in up, or -1 when there were more than ALS_PAIRS_MAX */
+    uint16_t up_first[ALS_MAX + 1], down_first[ALS_MAX + 1];
+    uint16_t up[ALS_PAIRS_MAX], up_common[ALS_PAIRS_MAX];
+    uint16_t down[ALS_PAIRS_MAX], down_common[ALS_PAIRS_MAX];
+    int partner[ALS_MAX];
+    unsigned common[ALS_MAX];
+} als_work;
+
+/*
+ * ALS-XZ: ALSs A and B with a restricted common x; if A lacks x it is locked
+ * without it, and so is B otherwise: a digit z of both is then in A or B, so
+ * cells seeing every z of both lose z. Pairs in list order, x up, z up.
+ */
+static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
+{
+    const als_list *l = &w->list;
+    w->pairs = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (w->pairs >= 0)
+            w->up_first[i] = (uint16_t)w->pairs;
+        const als_t *a = &l->als[i];
+        cells_t seen_a[9]; /* als_seen of A's digits, looked up once for all its pairs */
+        int x;
+        FOR_DIGITS(x, a->digits)
+            seen_a[x - 1] = als_seen(l, a, x);
+        for (int j = i + 1; j < l->n; j++) {
+            const als_t *c = &l->als[j];
+            unsigned common = a->digits & c->digits, rcc = 0;
+            if ((a->cells & c->cells) || !common)
+                continue;
+            FOR_DIGITS(x, common) { /* restricted_commons(b, l, a, c) */
+                if (!(b->where[x - 1] & c->cells & ~seen_a[x - 1]))
+                    rcc |= 1u << (x - 1);
+            }
+            if (rcc && w->pairs >= 0) {
+                if (w->pairs == ALS_PAIRS_MAX) {
+                    w->pairs = -1;
+                } else {
+                    w->up[w->pairs] = (uint16_t)j;
+                    w->up_common[w->pairs++] = (uint16_t)rcc;
+                }
+            }
+            if (bits9(common) < 2)
+                continue;
+            FOR_DIGITS(x, rcc) {
+                int z;
+                FOR_DIGITS(z, common & ~(1u << (x - 1))) {
+                    if (!als_z_out(b, l, a, c, z, NULL))
+                        continue;
+                    step_start(s, LOGIC_ALS_XZ);
+                    als_z_out(b, l, a, c, z, s);
+                    als_mark(b, s, 0, a);
+                    als_mark(b, s, 1, c);
+                    s->digits = (uint16_t)((1u << (x - 1)) | (1u << (z - 1)));
+                    return 1;
+                }
+            }
+        }
+    }
+    if (w->pairs >= 0)
+        w->up_first[l->n] = (uint16_t)w->pairs;
+    return 0;
+}
+
+/* The kept pairs the other way round: for each ALS, the earlier ones that
+ * kept it, in list order (they are visited in it). */
+static void als_down(als_work *w, int n)
+{
+    memset(w->down_first, 0, (size_t)(n + 1) * sizeof w->down_first[0]);
+    for (int e = 0; e < w->pairs; e++)
+        w->down_first[w->up[e] + 1]++;
+    for (int k = 0; k < n; k++)
+        w->down_first[k + 1] = (uint16_t)(w->down_first[k + 1] + w->down_first[k]);
+    uint16_t next[ALS_MAX];
+    memcpy(next, w->down_first, (size_t)n * sizeof next[0]);
+    for (int i = 0; i < n; i++)
+        for (int e = w->up_first[i]; e < w->up_first[i + 1]; e++) {
+            int k = w->up[e];
+            w->down[next[k]] = (uint16_t)i;
+            w->down_common[next[k]++] = w->up_common[e];
+        }
+}
+
+/* The ALSs sharing restricted commons with ALS k, in list order, into
+ * w->partner and w->common; returns how many. */
+static int als_partners(const logic_board *b, als_work *w, int k)
+{
+    const als_list *l = &w->list;
+    const als_t *c = &l->als[k];
+    int m = 0;
+    if (w->pairs >= 0) {
+        for (int e = w->down_first[k]; e < w->down_first[k + 1]; e++) {
+            w->partner[m] = w->down[e];
+            w->common[m++] = w->down_common[e];
+        }
+        for (int e = w->up_first[k]; e < w->up_first[k + 1]; e++) {
+            w->partner[m] = w->up[e];
+            w->common[m++] = w->up_common[e];
+        }
+        return m;
+    }
+    for (int i = 0; i < l->n; i++) {
+        if (i == k || (l->als[i].cells & c->cells) || !(l->als[i].digits & c->digits))
+            continue;
+        unsigned rcc = restricted_commons(b, l, &l->als[i], c);
+        if (rcc) {
+            w->partner[m] = i;
+            w->common[m++] = rcc;
+        }
+    }
+    return m;
+}
+
+/*
+ * ALS-XY-wing: a pivot ALS C with a restricted common x with ALS A and y with
+ * ALS B (x != y): C holds x or y, so A or B is locked and holds z, a digit of
+ * both other than x and y: cells seeing every z of A and B lose z. Pivots in
+ * list order, then A, B in list order. Needs the pairs find_als_xz kept.
+ */
+static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
+{
+    const als_list *l = &w->list;
+    if (w->pairs >= 0)
+        als_down(w, l->n);
+    for (int k = 0; k < l->n; k++) {
+        const als_t *c = &l->als[k];
+        int m = als_partners(b, w, k);
+        for (int i = 0; i < m; i++)
+            for (int j = i + 1; j < m; j++) {
+                const als_t *a = &l->als[w->partner[i]], *bb = &l->als[w->partner[j]];
+                if ((a->cells & bb->cells) || (w->common[i] == w->common[j] && bits9(w->common[i]) == 1) ||
+                    bits9(a->digits & bb->digits) < 1)
+                    continue;
+                int x, y;
+                FOR_DIGITS(x, w->common[i]) {
+                    FOR_DIGITS(y, w->common[j] & ~(1u << (x - 1))) {
+                        unsigned zs = a->digits & bb->digits & ~((1u << (x - 1)) | (1u << (y - 1)));
+                        int z;
+                        FOR_DIGITS(z, zs) {
+                            if (!als_z_out(b, l, a, bb, z, NULL))
+                                continue;
+                            step_start(s, LOGIC_ALS_XY_WING);
+                            als_z_out(b, l, a, bb, z, s);
+                            als_mark(b, s, 0, a);
+                            als_mark(b, s, 1, bb);
+                            als_mark(b, s, 2, c);
+                            s->digits = (uint16_t)((1u << (x - 1)) | (1u << (y - 1)) | (1u << (z - 1)));
+                            return 1;
+                        }
+                    }
+                }
+            }
+    }
+    return 0;
+}
+
+/* ALSs in an ALS-XY-chain at most, and the states its search keeps. */
+#define ALS_CHAIN_MAX 5
+#define ALS_CHAIN_STATES 4096
+
+/* A state of the chain search: an ALS entered by a restricted common
+ * (which it then lacks), the queue index it came from, the first common. */
+typedef struct {
+    int16_t als, from;
+    uint8_t rcc, first, depth;
+} als_state;
+
+typedef struct {
+    uint16_t seen[ALS_MAX];       /* per ALS, the commons it was entered by */
+    als_state q[ALS_CHAIN_STATES];
+} als_chain_work;
+
+/*
+ * ALS-XY-chain: ALSs A1, A2, ..., An (n >= 3), each sharing a restricted
+ * common with the next, two in a row never the same. If A1 lacked z it
+ * would be locked: it holds the common x1 it shares with A2, so A2 lacks
+ * x1 and holds x2, and so on to An, which then holds every digit but the
+ * common it lacks, z among them. So z is in A1 or An: cells seeing every z
+ * of both lose it (z is neither A1's first common nor An's last). Breadth
+ * first from each A1 in list order, so the shortest chain from the first
+ * A1; commons up; at most ALS_CHAIN_MAX ALSs. Needs the pairs find_als_xz
+ * kept (als_down done by find_als_xy_wing).
+ */
+static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *cw, logic_step *s)
+{
+    const als_list *l = &w->list;
+    for (int a = 0; a < l->n; a++) {
+        const als_t *first = &l->als[a];
+        memset(cw->seen, 0, (size_t)l->n * sizeof cw->seen[0]);
+        int head = 0, tail = 0;
+        int m = als_partners(b, w, a);
+        for (int i = 0; i < m && tail < ALS_CHAIN_STATES; i++) {
+            int x;
+            FOR_DIGITS(x, w->common[i]) {
+                if (tail == ALS_CHAIN_STATES || (cw->seen[w->partner[i]] >> x & 1))
+                    continue;
+                cw->seen[w->partner[i]] |= (uint16_t)(1u << x);
+                cw->q[tail++] = (als_state){(int16_t)w->partner[i], -1, (uint8_t)x, (uint8_t)x, 2};
+            }
+        }
+        while (head < tail) {
+            int at = head++;
+            als_state st = cw->q[at];
+            const als_t *last = &l->als[st.als];
+            if (st.depth >= 3) {
+                unsigned zs = first->digits & last->digits & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
+                int z;
+                FOR_DIGITS(z, zs) {
+                    if (!als_z_out(b, l, first, last, z, NULL))
+                        continue;
+                    step_start(s, LOGIC_ALS_XY_CHAIN);
+                    als_z_out(b, l, first, last, z, s);
+                    int chain[ALS_CHAIN_MAX], n = 0;
+                    for (int k = at; k >= 0; k = cw->q[k].from) {
+                        chain[n++] = cw->q[k].als;
+                        s->digits |= (uint16_t)(1u << (cw->q[k].rcc - 1));
+                    }
+                    chain[n++] = a;
+                    for (int k = n - 1; k >= 0; k--)
+                        als_mark(b, s, k == n - 1 ? 0 : k == 0 ? 1 : 2, &l->als[chain[k]]);
+                    s->digits |= (uint16_t)(1u << (z - 1));
+                    s->variant = n;
+                    return 1;
+                }
+            }
+            if (st.depth == ALS_CHAIN_MAX)
+                continue;
+            m = w->pairs >= 0 ? 0 : als_partners(b, w, st.als);
+            int lists = w->pairs >= 0 ? 2 : 1;
+            for (int list = 0; list < lists; list++) {
+                /* the kept pairs read in place (down then up, list order), else the copies */
+                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+                int from = list ? w->up_first[st.als] : w->down_first[st.als];
+                int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
+                if (w->pairs < 0)
+                    from = 0, end = m;
+                for (int e = from; e < end; e++) {
+                    int j = w->pairs >= 0 ? to[e] : w->partner[e];
+                    unsigned rcc = w->pairs >= 0 ? common[e] : w->common[e];
+                    if (j == a)
+                        continue;
+                    int x;
+                    FOR_DIGITS(x, rcc & ~(1u << (st.rcc - 1))) {
+                        if (tail == ALS_CHAIN_STATES || (cw->seen[j] >> x & 1))
+                            continue;
+                        cw->seen[j] |= (uint16_t)(1u << x);
+                        cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first,
+                                                    (uint8_t)(st.depth + 1)};
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* ALS-XZ, then ALS-XY-wing, then ALS-XY-chain, on one list of the board's
+ * ALSs. */
+static int find_als(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    (void)args;
+    static_assert(sizeof(als_work) < 160 * 1024, "ALS work fits a thread's stack");
+    static_assert(sizeof(als_chain_work) < 48 * 1024, "ALS chain work fits a thread's stack too");
+    als_work w;
+    collect_als(b, &w.list);
+    if (find_als_xz(b, &w, s) || find_als_xy_wing(b, &w, s))
+        return 1;
+    als_chain_work cw;
+    return find_als_xy_chain(b, &w, &cw, s);
+}

@@ -1,0 +1,251 @@
+/*
+ * locked.c: what a box meets a line gives: locked candidates (pointing,
+ * claiming), locked pairs and triples, and Sue de Coq.
+ *
+ * Part of the human solver's one translation unit (logic.c includes it);
+ * internal.h holds what the families share.
+ */
+#include "logic/internal.h"
+
+/* Pointing: a box's digit all in one line goes from the rest of the line.
+ * Boxes 1-9, digits up, row before column. */
+static int find_pointing(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    (void)args;
+    for (int box = 0; box < 9; box++) {
+        for (int d = 1; d <= 9; d++) {
+            cells_t x = b->where[d - 1] & UNIT[18 + box];
+            if (popcount(x) < 2)
+                continue;
+            int c = first_cell(x);
+            for (int k = 0; k < 2; k++) {
+                int line = unit_of(c, k);
+                if (x & ~UNIT[line])
+                    continue;
+                cells_t out = b->where[d - 1] & UNIT[line] & ~UNIT[18 + box];
+                if (!out)
+                    continue;
+                step_start(s, LOGIC_POINTING);
+                step_eliminate(s, b, out, d);
+                step_mark_digit(s, b, 0, x, d);
+                step_unit(s, 18 + box);
+                step_unit(s, line);
+                s->digits = (uint16_t)(1u << (d - 1));
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Claiming (box-line reduction): a line's digit all in one box goes from
+ * the rest of the box. Rows 1-9 then columns 1-9, digits up. */
+static int find_claiming(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    (void)args;
+    for (int line = 0; line < 18; line++) {
+        for (int d = 1; d <= 9; d++) {
+            cells_t x = b->where[d - 1] & UNIT[line];
+            if (popcount(x) < 2)
+                continue;
+            int box = 18 + box_of(first_cell(x));
+            if (x & ~UNIT[box])
+                continue;
+            cells_t out = b->where[d - 1] & UNIT[box] & ~UNIT[line];
+            if (!out)
+                continue;
+            step_start(s, LOGIC_CLAIMING);
+            step_eliminate(s, b, out, d);
+            step_mark_digit(s, b, 0, x, d);
+            step_unit(s, line);
+            step_unit(s, box);
+            s->digits = (uint16_t)(1u << (d - 1));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The cells where box `box` meets line `line` (a row or column through it). */
+static cells_t intersection(int box, int line)
+{
+    return UNIT[18 + box] & UNIT[line];
+}
+
+/* The line of a box's i-th row (i 0-2) or, for i 3-5, column. */
+static int box_line(int box, int i)
+{
+    return i < 3 ? (box / 3) * 3 + i : 9 + (box % 3) * 3 + i - 3;
+}
+
+/*
+ * Locked pair and triple: n cells (2 or 3) where a box meets a line hold n
+ * digits between them, so those digits go from the rest of the box and of
+ * the line (a naked subset in two units at once; as HoDoKu counts them,
+ * only when both units lose some). Boxes 1-9, rows then
+ * columns of the box, cells in reading order. Local by unit: its step
+ * where a box meets a line depends on the candidates of the box and the
+ * line alone, so it looks only where one of them is among `look`.
+ */
+static int find_locked_subset(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    int n = args->size;
+    for (int box = 0; box < 9; box++)
+        for (int i = 0; i < 6; i++) {
+            int line = box_line(box, i);
+            if (!((args->look >> (18 + box)) & 1) && !((args->look >> line) & 1))
+                continue; /* local by unit: its box and line are as when it last found nothing */
+            /* the three cells where they meet, in reading order */
+            int first = i < 3 ? line * 9 + (box % 3) * 3 : ((box / 3) * 3) * 9 + (line - 9);
+            int step = i < 3 ? 1 : 9;
+            int cell[3] = {first, first + step, first + 2 * step};
+            unsigned m0 = b->cand[cell[0]], m1 = b->cand[cell[1]], m2 = b->cand[cell[2]];
+            /* the cells of the subset: bit j for cell[j] */
+            unsigned pick = 0;
+            if (n == 3) {
+                if (bits9(m0) >= 2 && bits9(m1) >= 2 && bits9(m2) >= 2 && bits9(m0 | m1 | m2) == 3)
+                    pick = 7;
+            } else {
+                static const uint8_t PAIRS[3][2] = {{0, 1}, {0, 2}, {1, 2}}; /* in lexicographic order */
+                for (int j = 0; j < 3 && !pick; j++) {
+                    unsigned ma = b->cand[cell[PAIRS[j][0]]];
+                    if (bits9(ma) == 2 && b->cand[cell[PAIRS[j][1]]] == ma)
+                        pick = (1u << PAIRS[j][0]) | (1u << PAIRS[j][1]);
+                }
+            }
+            if (!pick)
+                continue;
+            unsigned digits = 0;
+            cells_t set = 0;
+            for (int j = 0; j < 3; j++)
+                if (pick >> j & 1) {
+                    digits |= b->cand[cell[j]];
+                    set |= BIT(cell[j]);
+                }
+            cells_t rest = (UNIT[18 + box] | UNIT[line]) & ~set;
+            int in_box = 0, in_line = 0, d, c;
+            FOR_DIGITS(d, digits) {
+                in_box |= (b->where[d - 1] & UNIT[18 + box] & ~UNIT[line]) != 0;
+                in_line |= (b->where[d - 1] & UNIT[line] & ~UNIT[18 + box]) != 0;
+            }
+            if (!in_box || !in_line)
+                continue; /* one unit alone: a naked subset, or locked candidates */
+            step_start(s, args->technique);
+            FOR_DIGITS(d, digits)
+                step_eliminate(s, b, rest, d);
+            FOR_CELLS(c, set)
+                s->pattern[0][c] = b->cand[c];
+            step_unit(s, 18 + box);
+            step_unit(s, line);
+            s->digits = (uint16_t)digits;
+            return 1;
+        }
+    return 0;
+}
+
+/* Sue de Coq: the most cells looked for on each side of the intersection. */
+#define SDC_SIDE 3
+
+/* The subsets of up to SDC_SIDE blank cells of `area` whose digits share
+ * one with `digits` and add at most two others: their cells and digits.
+ * Returns how many (at most 41: the subsets of 1-3 of 6 cells). */
+static int sdc_sides(const logic_board *b, cells_t area, unsigned digits, cells_t *sets, unsigned *masks)
+{
+    int list[6], m = 0, c, k = 0;
+    FOR_CELLS(c, area)
+        if (b->cand[c] && m < 6)
+            list[m++] = c;
+    for (unsigned pick = 1; pick < (1u << m); pick++) {
+        if (bits9(pick) > SDC_SIDE)
+            continue;
+        unsigned mask = 0;
+        cells_t set = 0;
+        int i;
+        FOR_DIGITS(i, pick) {
+            mask |= b->cand[list[i - 1]];
+            set |= BIT(list[i - 1]);
+        }
+        if ((mask & digits) && bits9(mask & ~digits) <= 2) {
+            sets[k] = set;
+            masks[k++] = mask;
+        }
+    }
+    return k;
+}
+
+/*
+ * Sue de Coq: n cells (2 or 3) where a box meets a line hold at least n + 2
+ * digits V; k other cells of the line hold digits L, m other cells of the
+ * box digits B, L and B disjoint, and the n + k + m cells hold n + k + m
+ * digits in all. Those cells then hold all those digits, each once (two
+ * cells of the line or of the box differ, and a line cell and a box cell
+ * share no digit): L and the digits of V not in B go from the rest of the
+ * line, B and the digits of V not in L from the rest of the box. Boxes
+ * 1-9, rows then columns of the box, intersection cells in reading order,
+ * then the line's cells, then the box's.
+ */
+static int find_sue_de_coq(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    cells_t line_sets[64], box_sets[64];
+    unsigned line_masks[64], box_masks[64];
+    for (int box = 0; box < 9; box++)
+        for (int i = 0; i < 6; i++) {
+            int line = box_line(box, i), list[3], m = 0, c;
+            if (!((args->look >> (18 + box)) & 1) && !((args->look >> line) & 1))
+                continue; /* local by unit, as the locked subsets */
+            cells_t here = intersection(box, line);
+            FOR_CELLS(c, here)
+                if (b->cand[c])
+                    list[m++] = c;
+            for (unsigned pick = 3; pick < (1u << m); pick++) {
+                if (bits9(pick) < 2)
+                    continue;
+                unsigned v = 0;
+                cells_t core = 0;
+                int j, n = bits9(pick);
+                FOR_DIGITS(j, pick) {
+                    v |= b->cand[list[j - 1]];
+                    core |= BIT(list[j - 1]);
+                }
+                if (bits9(v) < n + 2)
+                    continue;
+                int nl = sdc_sides(b, UNIT[line] & ~here, v, line_sets, line_masks);
+                int nb = sdc_sides(b, UNIT[18 + box] & ~here, v, box_sets, box_masks);
+                for (int x = 0; x < nl; x++)
+                    for (int y = 0; y < nb; y++) {
+                        unsigned lm = line_masks[x], bm = box_masks[y];
+                        if (lm & bm)
+                            continue;
+                        int cells = n + popcount(line_sets[x]) + popcount(box_sets[y]);
+                        if (bits9(v | lm | bm) != cells)
+                            continue;
+                        cells_t used = core | line_sets[x] | box_sets[y];
+                        cells_t line_rest = UNIT[line] & ~used, box_rest = UNIT[18 + box] & ~used;
+                        unsigned from_line = lm | (v & ~bm), from_box = bm | (v & ~lm);
+                        int any = 0, d;
+                        FOR_DIGITS(d, from_line)
+                            any |= (b->where[d - 1] & line_rest) != 0;
+                        FOR_DIGITS(d, from_box)
+                            any |= (b->where[d - 1] & box_rest) != 0;
+                        if (!any)
+                            continue;
+                        step_start(s, LOGIC_SUE_DE_COQ);
+                        FOR_DIGITS(d, from_line)
+                            step_eliminate(s, b, line_rest, d);
+                        FOR_DIGITS(d, from_box)
+                            step_eliminate(s, b, box_rest, d);
+                        FOR_CELLS(c, core)
+                            s->pattern[0][c] = b->cand[c];
+                        FOR_CELLS(c, line_sets[x])
+                            s->pattern[1][c] = b->cand[c];
+                        FOR_CELLS(c, box_sets[y])
+                            s->pattern[2][c] = b->cand[c];
+                        step_unit(s, 18 + box);
+                        step_unit(s, line);
+                        s->digits = (uint16_t)(v | lm | bm);
+                        return 1;
+                    }
+            }
+        }
+    return 0;
+}
