@@ -92,17 +92,17 @@ async def enqueues(url: str, redis: Redis, calls: int) -> tuple[float, float, fl
     options = dict(timeout=70, result_ttl=60, failure_ttl=60)
     try:
         for _ in range(50):  # the template and the script, loaded
-            await enqueuer.enqueue(queue, 10**9, "worker.jobs.count", {"board": "." * 81}, uuid.uuid4().hex, **options)
+            await enqueuer.enqueue(queue, 10**9, "worker.jobs.part", {"board": "." * 81}, uuid.uuid4().hex, **options)
         t0 = time.perf_counter()
         for _ in range(calls):
-            await enqueuer.enqueue(queue, 10**9, "worker.jobs.count", {"board": "." * 81}, uuid.uuid4().hex, **options)
+            await enqueuer.enqueue(queue, 10**9, "worker.jobs.part", {"board": "." * 81}, uuid.uuid4().hex, **options)
         one = (time.perf_counter() - t0) / calls * 1e6
         pending = list(range(calls))
 
         async def caller():
             while pending:
                 pending.pop()
-                await enqueuer.enqueue(queue, 10**9, "worker.jobs.count", {"board": "." * 81}, uuid.uuid4().hex,
+                await enqueuer.enqueue(queue, 10**9, "worker.jobs.part", {"board": "." * 81}, uuid.uuid4().hex,
                                        **options)
 
         cpu, t0 = time.process_time(), time.perf_counter()

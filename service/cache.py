@@ -14,13 +14,9 @@ incomplete one depends on the time limit and the machine's speed.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 
-from redis.asyncio import Redis
-
-from service.futures import Outliving
 from sudoku import keys
 from sudoku.specs import CountSpec, GradeSpec, HintSpec
 
@@ -57,33 +53,13 @@ def grade_key(spec: GradeSpec) -> str:
 
 
 class ResultCache:
-    def __init__(self, redis: Redis, ttl_seconds: int):
-        self.redis = redis
+    """Whether replies are cached, and for how long (SUDOKU_CACHE_TTL_S):
+    the entries themselves are written by the workers with the replies and
+    read in the round trip that queues a call."""
+
+    def __init__(self, ttl_seconds: int):
         self.ttl = ttl_seconds
-        self._stores = Outliving()
 
     @property
     def enabled(self) -> bool:
         return self.ttl > 0
-
-    async def get_many(self, cache_keys: list[str]) -> list[bytes | None]:
-        if not self.enabled or not cache_keys:
-            return [None] * len(cache_keys)
-        return await self.redis.mget(cache_keys)
-
-    async def put_many(self, items: list[tuple[str, bytes]]) -> None:
-        """Stores replies (that may be cached: a count only when complete)."""
-        if not self.enabled or not items:
-            return
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key, reply in items:
-                pipe.set(key, reply, ex=self.ttl)
-            await pipe.execute()
-
-    async def close(self, grace: float = 1.0) -> None:
-        """Lets the background stores finish (the service is stopping)."""
-        await self._stores.close(grace)
-
-    def _stored(self, task: asyncio.Task) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("could not cache a reply: %s", task.exception())

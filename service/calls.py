@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 
 from redis.exceptions import RedisError
 
-from service import futures, metrics, waiting
+from service import futures, metrics
 from service.enqueue import Enqueuer
-from service.inbox import Inbox, Reply
+from service.inbox import Inbox, Reply, wait_reply
 from service.queueing import Jobs, QueueFull, StoreFull, new_job_id
 from service.shares import Shares
-from service.waiting import JobFailed, JobLost, ResultLost
+from service.waiting import JobFailed
 from sudoku import keys, lanes
 from sudoku.specs import Spec
 
@@ -164,27 +164,13 @@ class UnaryCalls:
             if isinstance(placed, bytes):
                 return Reply(data=placed, cached=True)
             job_id = placed
-            return await self._reply(future, job_id)
+            return await wait_reply(self.jobs.hub.waker, future, job_id, keys.calls(job_id))
         except asyncio.CancelledError:
             if job_id is not None:
                 await self._strike_off(job_id, call_id)
             raise
         finally:
             self.inbox.forget(call_id)
-
-    async def _reply(self, future: asyncio.Future, job_id: str) -> Reply:
-        while True:
-            try:
-                async with asyncio.timeout(waiting.IDLE_CHECK_S):
-                    return await asyncio.shield(future)
-            except TimeoutError:
-                pass
-            try:
-                await waiting.alive(self.jobs.hub.waker, job_id, keys.calls(job_id))
-            except JobLost:
-                if future.done():  # it came meanwhile
-                    return future.result()
-                raise ResultLost(job_id) from None
 
     async def _strike_off(self, job_id: str, call_id: str) -> None:
         """Tells the job to skip a call whose caller has left."""

@@ -2,23 +2,28 @@
 
 The request is checked first (INVALID_ARGUMENT naming the field). Puzzle i
 is made from its own seed (worker.generate.puzzle_seed), so the same seed
-gives the same puzzles however they are split: into RQ jobs of
-`generate_job_size` seeds, at most `batch_inflight` out at once, spread over
-the workers; puzzles leave in index order as their jobs end.
+gives the same puzzles however they are split: into jobs of
+`generate_job_size` seeds through the call's fan-out (service/fanout.py:
+jobs in flight, the call's worker time, its caller's share, the stop when it
+ends early); each job answers with its GeneratedPuzzle messages, which go to
+the client as they are, in index order. A run its job's worker time cut
+short ends the call RESOURCE_EXHAUSTED after the puzzles made.
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 from service import validate
+from service.callbudget import BudgetSpent
 from service.config import Settings
+from service.fanout import FanOut, Part, Unit, failed
+from service.inbox import Inbox
 from service.queueing import Jobs
+from service.shares import Shares
 from service.validate import Invalid
-from sudoku import grid, keys
-from sudoku.specs import GenerateSpec
+from sudoku import grid, replies
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.generate import puzzle_seed
@@ -62,43 +67,32 @@ def generate_options(request: pb.GenerateRequest, settings: Settings) -> tuple[i
 
 
 class Generator:
-    def __init__(self, settings: Settings, jobs: Jobs):
+    def __init__(self, settings: Settings, jobs: Jobs, inbox: Inbox, shares: Shares):
         self.settings = settings
         self.jobs = jobs
+        self.inbox = inbox
+        self.shares = shares
 
-    async def puzzles(self, request: pb.GenerateRequest) -> AsyncIterator[pb.GeneratedPuzzle]:
-        level, count, seed, symmetry, givens = generate_options(request, self.settings)
+    async def puzzles(self, request: pb.GenerateRequest, peer: str | None) -> AsyncIterator:
+        options = generate_options(request, self.settings)  # before any job: a bad request queues nothing
+        fan = FanOut(self.jobs, self.inbox, self.shares, peer)
+        async for puzzle in fan.replies(self._units(*options)):
+            yield puzzle
+
+    async def _units(self, level: int, count: int, seed: int, symmetry: str, givens: str) -> AsyncIterator[Unit]:
         size = self.settings.generate_job_size
-        starts = list(range(0, count, size))
-        pending: list[asyncio.Task] = []
-        index = 0
-        try:
-            for start in starts:
-                seeds = [puzzle_seed(seed, i) for i in range(start, min(count, start + size))]
-                spec = GenerateSpec(level=level, seeds=seeds, symmetry=symmetry, givens=givens)
-                pending.append(asyncio.ensure_future(self._job(spec)))
-                if len(pending) < self.settings.batch_inflight and start != starts[-1]:
-                    continue
-                async for made in self._drain(pending, full=start == starts[-1]):
-                    yield pb.GeneratedPuzzle(index=index, **made)
-                    index += 1
-        finally:
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+        for start in range(0, count, size):
+            seeds = [puzzle_seed(seed, i) for i in range(start, min(count, start + size))]
+            spec = {"level": level, "seeds": seeds, "symmetry": symmetry, "givens": givens, "first": start}
+            yield Unit([Part("generate", spec, len(seeds) * GENERATE_MS_PER_PUZZLE)], _puzzles)
 
-    async def _drain(self, pending: list[asyncio.Task], full: bool) -> AsyncIterator[dict]:
-        """The oldest job's puzzles (all jobs' when `full`), in order."""
-        while pending:
-            result = await pending[0]
-            pending.pop(0)
-            if "error" in result:
-                raise NoPuzzle(result["error"])
-            for made in result["puzzles"]:
-                yield made
-            if not full:
-                return
 
-    async def _job(self, spec: GenerateSpec) -> dict:
-        return await self.jobs.run("worker.jobs.generate", spec, keys.QUEUE_BATCH,
-                                   len(spec.seeds) * GENERATE_MS_PER_PUZZLE)
+def _puzzles(answers) -> Iterator[bytes]:
+    """A run's puzzles, each GeneratedPuzzle's bytes; the call's end where the run ended early."""
+    (answer,) = answers
+    if answer.code is not None:
+        raise NoPuzzle(answer.message) if answer.code == "FAILED_PRECONDITION" else failed(answer)
+    yield from replies.undelimited(answer.data)
+    if answer.cut:
+        raise BudgetSpent("this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S) before its last "
+                          "puzzles; ask for the rest in another call")

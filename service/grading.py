@@ -1,31 +1,34 @@
 """Grade and GradeMany: how hard puzzles are for a person (worker/grades.py).
 
 A grade is a whole logical solution in C: microseconds for an easy puzzle,
-up to a second for the forum's hardest. GradeMany splits each request into
-RQ jobs of `grade_job_size` boards, at most `batch_inflight` of them out at
-once, which spread over the workers; replies leave one per request, in
-order. A bad board gets its own error in its place; the call goes on.
+up to a second for the forum's hardest. A lone Grade is a coalesced call
+(service/calls.py). GradeMany splits each request into jobs of
+`grade_job_size` boards through the call's fan-out (service/fanout.py: jobs
+in flight, the call's worker time, its caller's share, the stop within a
+second when it ends early); each job answers with its part of the reply
+message (sudoku.replies.grade_many_part), boards it did not reach in time
+marked RESOURCE_EXHAUSTED, and the parts of a request joined are its reply,
+one per request, in order. A bad board gets its own error in its place; the
+call goes on.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
-
-import grpc
 
 from service import validate
 from service.callbudget import TooMany
 from service.config import Settings
+from service.fanout import FanOut, Part, Unit
+from service.inbox import Inbox
 from service.queueing import Jobs
+from service.shares import Shares
 from service.validate import Invalid
-from service.waiting import JobFailed
-from sudoku import keys
-from sudoku.replies import item_error
+from sudoku import replies
 from sudoku.specs import GradeSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
-# A job's time limit per board: the hardest puzzles grade in about a second.
+# A job's worker time per board at most: the hardest puzzles grade in about a second.
 GRADE_MS_PER_BOARD = 5_000
 
 
@@ -34,52 +37,57 @@ def grade_spec(request: pb.GradeRequest) -> GradeSpec:
 
 
 class Grader:
-    def __init__(self, settings: Settings, jobs: Jobs):
+    def __init__(self, settings: Settings, jobs: Jobs, inbox: Inbox, shares: Shares):
         self.settings = settings
         self.jobs = jobs
+        self.inbox = inbox
+        self.shares = shares
 
-    async def replies(self, requests: AsyncIterator[pb.GradeManyRequest]) -> AsyncIterator[pb.GradeManyReply]:
+    async def replies(self, requests: AsyncIterator[pb.GradeManyRequest], peer: str | None) -> AsyncIterator:
+        async for reply in FanOut(self.jobs, self.inbox, self.shares, peer).replies(self._units(requests)):
+            yield reply
+
+    async def _units(self, requests) -> AsyncIterator[Unit]:
         seen = 0
         async for request in requests:
             try:
                 packed, positions, errors, n = validate.many_boards(validate.parsed(request),
                                                                     self.settings.max_grade_chunk)
             except Invalid as exc:
-                yield pb.GradeManyReply(error=item_error(exc.code, str(exc)))
+                reply = pb.GradeManyReply(error=pb.ItemError(code=exc.code.value[0], message=str(exc)))
+                yield Unit([], lambda _, reply=reply: [reply])
                 continue
             seen += n
             if seen > self.settings.max_batch:
                 raise TooMany(f"at most {self.settings.max_batch} boards per GradeMany call")
-            yield await self._grade(packed, positions, errors, n)
+            yield self._unit(packed.decode("ascii"), positions, errors, n)
 
-    async def _grade(self, packed: bytes, positions: list[int], errors: dict[int, str], n: int) -> pb.GradeManyReply:
+    def _unit(self, boards: str, positions: list[int], errors: dict[int, str], n: int) -> Unit:
         size = self.settings.grade_job_size
-        room = asyncio.Semaphore(self.settings.batch_inflight)
-        parts = [packed[i * 81 : (i + size) * 81] for i in range(0, len(positions), size)]
-        results = await asyncio.gather(*(self._job(part, room) for part in parts))
-        reply = pb.GradeManyReply()
-        grades = iter(g for result in results for g in result)
-        valid = iter(positions)
-        at = next(valid, None)
-        for index in range(n):
-            if index in errors:
-                reply.grades.add(index=index, error=item_error(grpc.StatusCode.INVALID_ARGUMENT, errors[index]))
-                continue
-            assert index == at
-            grade = next(grades)
-            if isinstance(grade, JobFailed):
-                reply.grades.add(index=index, error=item_error(grpc.StatusCode.ABORTED, grade.message))
-            else:
-                reply.grades.append(pb.GradeReply(index=index, **grade))
-            at = next(valid, None)
-        return reply
+        ranges, parts = [], []
+        taken = 0
+        for start in range(0, n, size):
+            count = min(size, n - start)
+            valid = [p - start for p in positions[taken : taken + size] if p < start + size]
+            local_errors = {p - start: m for p, m in errors.items() if start <= p < start + count}
+            ranges.append((start, count, valid, local_errors))
+            if valid:
+                spec = {"boards": boards[taken * 81 : (taken + len(valid)) * 81], "start": start, "n": count,
+                        "valid": valid, "errors": [[p, m] for p, m in local_errors.items()]}
+                parts.append(Part("grade_many", spec, len(valid) * GRADE_MS_PER_BOARD))
+            taken += len(valid)
 
-    async def _job(self, boards: bytes, room: asyncio.Semaphore) -> list:
-        count = len(boards) // 81
-        async with room:
-            try:
-                result = await self.jobs.run("worker.jobs.grade", GradeSpec(boards=boards.decode("ascii")),
-                                             keys.QUEUE_BATCH, count * GRADE_MS_PER_BOARD)
-            except JobFailed as exc:  # that job's boards get the error; the call goes on
-                return [exc] * count
-        return result["grades"]
+        def made(answers) -> list[bytes]:
+            pieces, answered = [], iter(answers)
+            for start, count, valid, local_errors in ranges:
+                answer = next(answered) if valid else None
+                if answer is not None and answer.code is None:
+                    pieces.append(answer.data)
+                    continue
+                failure = answer.message if answer is not None else ""
+                grades = [pb.GradeReply(error=replies.error("INVALID_ARGUMENT", local_errors[p])) if p in local_errors
+                          else pb.GradeReply(error=replies.error("ABORTED", failure)) for p in range(count)]
+                pieces.append(replies.grade_many_part(start, grades))
+            return [b"".join(pieces)]
+
+        return Unit(parts, made)

@@ -23,7 +23,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service import futures
+from service import futures, waiting
+from service.waiting import JobLost, ResultLost
 from sudoku import connections, keys
 
 log = logging.getLogger("sudoku.inbox")
@@ -42,11 +43,13 @@ class Reply(NamedTuple):
     message: str = ""
     harder: bool = False
     cached: bool = False  # from the result cache, no job
+    work_ms: int = 0  # a batch job's worker time (worker/batches.py)
+    cut: bool = False  # a batch job stopped short by its call's worker time
 
 
 def _reply(fields: dict[bytes, bytes]) -> Reply:
     if b"r" in fields:
-        return Reply(data=fields[b"r"])
+        return Reply(data=fields[b"r"], work_ms=int(fields.get(b"w", 0)), cut=b"u" in fields)
     if b"x" in fields:
         return Reply(harder=True)
     return Reply(code=fields[b"e"].decode(), message=fields.get(b"m", b"").decode())
@@ -109,3 +112,22 @@ class Inbox:
         future = self.waiting.get(fields[b"c"].decode())
         if future is not None and not future.done():
             future.set_result(_reply(fields))
+
+
+async def wait_reply(redis, future: asyncio.Future, job_id: str, stream: str | None = None) -> Reply:
+    """A job's answer to one call, from its future; while none comes, every
+    IDLE_CHECK_S, whether the job can still give one (waiting.alive, with
+    `stream` as it takes it): a job lost with its Redis ends the wait
+    ResultLost (UNAVAILABLE: the caller has the request to send again)."""
+    while True:
+        try:
+            async with asyncio.timeout(waiting.IDLE_CHECK_S):
+                return await asyncio.shield(future)
+        except TimeoutError:
+            pass
+        try:
+            await waiting.alive(redis, job_id, stream)
+        except JobLost:
+            if future.done():  # it came meanwhile
+                return future.result()
+            raise ResultLost(job_id) from None

@@ -102,6 +102,7 @@ class Jobs:
         self.store_full: str | None = None  # set by the health monitor (memory_verdict)
         self.retry = Retry(max=settings.job_retries)  # of a job whose worker died
         self.calls_failure = Callback("worker.jobs.on_calls_failure")
+        self.part_failure = Callback("worker.jobs.on_part_failure")
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
 
@@ -120,6 +121,10 @@ class Jobs:
             raise QueueFull(f"{done.waiting} jobs are waiting, the bound is {self.settings.queue_bound}; "
                             "retry in a moment")
         return done
+
+    async def enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> Enqueued:
+        """Queues func(args) as job `job_id` (QueueFull, StoreFull when refused)."""
+        return await self._enqueue(queue_name, func, args, job_id, **options)
 
     async def start_solve(self, spec: SolveSpec, adjustments: list[str], request: pb.SolveRequest,
                           ) -> tuple[str, pb.Frame | None]:

@@ -209,7 +209,7 @@ class Calls:
 
 class SudokuServicer(pb_grpc.SudokuServicer):
     def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops,
-                 unary: UnaryCalls, shares: Shares):
+                 unary: UnaryCalls, inbox: Inbox, shares: Shares):
         self.settings = settings
         self.calls = Calls()
         self.unary = unary
@@ -219,10 +219,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.cache = cache
         self.stops = stops
         self.watched = Watched(hub.waker, settings.stream_ttl_s)
-        self.batches = BatchCounter(settings, jobs, cache)
-        self.many = ManyCounter(settings, jobs)
-        self.grader = Grader(settings, jobs)
-        self.generator = Generator(settings, jobs)
+        self.batches = BatchCounter(settings, jobs, cache, inbox, shares)
+        self.many = ManyCounter(settings, jobs, inbox, shares)
+        self.grader = Grader(settings, jobs, inbox, shares)
+        self.generator = Generator(settings, jobs, inbox, shares)
         self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
     @statuses
@@ -327,12 +327,12 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def GradeMany(self, request_iterator, context):
-        async for reply in self.grader.replies(request_iterator):
+        async for reply in self.grader.replies(request_iterator, admission.peer(context)):
             yield reply
 
     @statuses
     async def Generate(self, request: pb.GenerateRequest, context):
-        async for puzzle in self.generator.puzzles(request):
+        async for puzzle in self.generator.puzzles(request, admission.peer(context)):
             yield puzzle
 
     @statuses
@@ -348,12 +348,12 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def CountBatch(self, request_iterator, context):
-        async for reply in self.batches.replies(request_iterator):
+        async for reply in self.batches.replies(request_iterator, admission.peer(context)):
             yield reply
 
     @statuses
     async def CountMany(self, request_iterator, context):
-        async for reply in self.many.replies(request_iterator):
+        async for reply in self.many.replies(request_iterator, admission.peer(context)):
             yield reply
 
 
@@ -394,9 +394,6 @@ class App:
         # Both ports at once: each gives its calls `grace`, then cuts them.
         await asyncio.gather(self.server.stop(grace), *([self.http.stop(grace)] if self.http is not None else []))
         await self.servicer.calls.settle(grace)
-        await self.servicer.many.close()
-        await self.servicer.batches.close()
-        await self.servicer.cache.close()
         await self.stops.close()
         await self.inbox.close()
         await self.hub.close()
@@ -486,12 +483,12 @@ async def start(settings: Settings) -> App:
             ("grpc.server.max_pending_requests_hard_limit", 3 * max(PENDING_CALLS, settings.max_concurrent_rpcs)),
         ],
     )
-    cache = ResultCache(redis, settings.cache_ttl_s)
+    cache = ResultCache(settings.cache_ttl_s)
     inbox = Inbox(url, uuid.uuid4().hex)
     shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
                      lanes.BATCH: settings.caller_batch_jobs})
     unary = UnaryCalls(jobs, enqueuer, inbox, shares)
-    servicer = SudokuServicer(settings, jobs, hub, cache, stops, unary, shares)
+    servicer = SudokuServicer(settings, jobs, hub, cache, stops, unary, inbox, shares)
     register(servicer, server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -42,3 +42,135 @@ def grade_reply(result: dict) -> pb.GradeReply:
 def item_error(code: grpc.StatusCode, message: str) -> pb.ItemError:
     """The error of one item of a stream (a board), in its place."""
     return pb.ItemError(code=code.value[0], message=message)
+
+
+# ---- Batch calls' replies, built where their work is done ----
+
+UNCOUNTED = ("not counted: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
+             "send it again in another call")
+UNGRADED = ("not graded: this call used its share of worker time (SUDOKU_MAX_CALL_WORK_S); "
+            "send it again in another call")
+_CODES = {name: code.value[0] for name, code in grpc.StatusCode.__members__.items()}
+
+
+def error(code: str, message: str) -> pb.ItemError:
+    """An item's error by its status code's name."""
+    return pb.ItemError(code=_CODES[code], message=message)
+
+
+def delimited(messages: list[bytes]) -> bytes:
+    """Messages' bytes, each after its length (a varint): many replies in one string."""
+    return b"".join(_varint(len(m)) + m for m in messages)
+
+
+def undelimited(data: bytes) -> list[bytes]:
+    """The messages of delimited()."""
+    out, at = [], 0
+    while at < len(data):
+        size = shift = 0
+        while True:
+            byte = data[at]
+            at += 1
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        out.append(data[at : at + size])
+        at += size
+    return out
+
+
+def count_many_part(n: int, start: int, valid: list[int], result: dict | None, errors: dict[int, str],
+                    include_solution: bool, failure: str = "") -> bytes:
+    """The CountManyReply (serialized) of the request's boards start ..
+    start + n - 1: those at local positions `valid` counted into `result`
+    (worker.counting.count_many's), or, with `result` None, not counted
+    because their job failed (`failure` says why); `errors` the bad boards'
+    messages by local position. The parts of a request, concatenated in
+    order, are its reply: protobuf appends repeated fields as it reads."""
+    if result is None:
+        result = {"counts": [0] * len(valid), "verdicts": [0] * len(valid), "incomplete": range(len(valid)),
+                  "solutions": "." * 81 * len(valid) if include_solution else "", "uncounted": []}
+        failed = {valid[i]: error("ABORTED", failure) for i in range(len(valid))}
+    else:
+        failed = {valid[i]: error("RESOURCE_EXHAUSTED", UNCOUNTED) for i in result["uncounted"]}
+    counts = _numbers(result["counts"])
+    verdicts = bytearray(_numbers(result["verdicts"]))
+    for i, position in enumerate(valid):
+        if position in failed:
+            verdicts[i] = 0  # an error, and no verdict
+    complete = bytearray(b"\x01") * len(valid)
+    for i in result["incomplete"]:
+        complete[i] = 0
+    solutions = []
+    if include_solution:
+        text = result["solutions"]
+        solutions = ["" if text[i] == "." else text[i : i + 81] for i in range(0, len(text), 81)]
+    if errors:  # the counted boards' lists, spread to their positions among all n
+        counts, complete, verdicts = (_spread(v, valid, n, e) for v, e in ((counts, 0), (complete, 0), (verdicts, 0)))
+        solutions = _spread(solutions, valid, n, "") if include_solution else []
+    reply = _lists(counts, complete, verdicts, solutions)
+    bad = [(i, error("INVALID_ARGUMENT", m)) for i, m in errors.items()] + list(failed.items())
+    for position, item in sorted(bad, key=lambda pair: pair[0]):
+        reply.errors.add(index=start + position, error=item)
+    return reply.SerializeToString()
+
+
+_DIGIT_VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))
+
+
+def _numbers(values) -> bytes | list[int]:
+    """A list of numbers (or a str of one digit each: see
+    worker.counting.count_many), as a list or as bytes of one number each."""
+    if isinstance(values, str):
+        return values.encode("ascii").translate(_DIGIT_VALUES)
+    return values
+
+
+_REPLY_FIELDS = [pb.CountManyReply.DESCRIPTOR.fields_by_name[name].number for name in ("counts", "complete", "verdicts")]
+
+
+def _lists(counts, complete, verdicts, solutions: list[str]) -> pb.CountManyReply:
+    """A reply holding these lists (of numbers, or bytes of one number
+    each). Numbers below 128 are one byte each on the wire (packed
+    varints), so when every count is, the lists go in as bytes the protobuf
+    runtime parses in C, instead of thousands of Python numbers converted
+    one by one."""
+    try:
+        small = bytes(counts)
+    except ValueError:  # a count of 256 or more
+        small = b"\x80"
+    if not small.isascii():
+        return pb.CountManyReply(counts=counts, complete=list(map(bool, complete)), verdicts=verdicts,
+                                 solutions=solutions)
+    packed = (small, bytes(complete), bytes(verdicts))
+    reply = pb.CountManyReply.FromString(b"".join(
+        _varint(number << 3 | 2) + _varint(len(values)) + values for number, values in zip(_REPLY_FIELDS, packed)
+        if values))
+    reply.solutions.extend(solutions)
+    return reply
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _spread(values, positions: list[int], n: int, empty) -> list:
+    """`values` of the counted boards, placed at their positions among all n."""
+    out = [empty] * n
+    for position, value in zip(positions, values):
+        out[position] = value
+    return out
+
+
+def grade_many_part(start: int, grades: list[pb.GradeReply]) -> bytes:
+    """The GradeManyReply (serialized) of boards start .. start + len - 1,
+    their indexes set; concatenated in order, a request's parts are its reply."""
+    for offset, grade in enumerate(grades):
+        grade.index = start + offset
+    return pb.GradeManyReply(grades=grades).SerializeToString()

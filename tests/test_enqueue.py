@@ -50,15 +50,15 @@ def rq_options(timeout: int = 70) -> dict:
 # the same options twice (the second job reuses the first one's template),
 # a description RQ truncates, and RQ's defaults.
 CALLS = [
-    ("worker.jobs.count", {"board": "." * 81, "limit": 2}, rq_options),
-    ("worker.jobs.count", {"board": "1" + "." * 80, "limit": 3}, rq_options),
-    ("worker.jobs.count", {"board": "é" * 81, "limit": 2, "note": "x" * 200}, rq_options),
-    ("worker.jobs.count", {"board": "." * 81}, lambda: rq_options(timeout=5)),
-    ("worker.jobs.hint", {"givens": "." * 81}, lambda: dict(timeout=70, result_ttl=60)),
+    ("worker.jobs.part", {"board": "." * 81, "limit": 2}, rq_options),
+    ("worker.jobs.part", {"board": "1" + "." * 80, "limit": 3}, rq_options),
+    ("worker.jobs.part", {"board": "é" * 81, "limit": 2, "note": "x" * 200}, rq_options),
+    ("worker.jobs.part", {"board": "." * 81}, lambda: rq_options(timeout=5)),
+    ("worker.jobs.calls", {"givens": "." * 81}, lambda: dict(timeout=70, result_ttl=60)),
     ("worker.jobs.solve", {"board": "." * 81}, lambda: dict(
         meta={"from": "test"}, retry=Retry(max=2, interval=[1, 5]), on_success=Callback("worker.jobs.solve"),
         on_stopped=Callback("worker.jobs.on_solve_failure"))),
-    ("worker.jobs.count", {}, dict),
+    ("worker.jobs.part", {}, dict),
 ]
 
 
@@ -98,17 +98,17 @@ def test_options_it_does_not_write_are_refused(redis, redis_url, option):
     queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
     job_id = uuid.uuid4().hex
     with pytest.raises(TypeError, match=f"does not support enqueue_call's {next(iter(option))}; it supports"):
-        run(enqueue(redis_url, queue, 10, "worker.jobs.count", {}, job_id, **option, timeout=70))
+        run(enqueue(redis_url, queue, 10, "worker.jobs.part", {}, job_id, **option, timeout=70))
     assert queue.count == 0 and not redis.exists(Job.key_for(job_id))
 
 
 def test_a_full_queue_is_refused_and_nothing_is_written(redis, redis_url):
     queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
     for _ in range(2):
-        assert run(enqueue(redis_url, queue, 2, "worker.jobs.count", {}, uuid.uuid4().hex))[0]
+        assert run(enqueue(redis_url, queue, 2, "worker.jobs.part", {}, uuid.uuid4().hex))[0]
     refused = uuid.uuid4().hex
     claim = Claim(keys.request(refused), "print", 60)
-    assert run(enqueue(redis_url, queue, 2, "worker.jobs.count", {}, refused,
+    assert run(enqueue(redis_url, queue, 2, "worker.jobs.part", {}, refused,
                        stream=keys.frames(refused), first_frame=b"x", claim=claim)) == Enqueued(False, 2)
     assert not redis.exists(Job.key_for(refused), keys.frames(refused), claim.key)
     assert queue.count == 2
@@ -146,14 +146,14 @@ def test_a_cached_reply_is_returned_instead_of_a_job(redis, redis_url):
     queue = Queue(f"test-{uuid.uuid4().hex}", connection=redis, serializer=JSONSerializer)
     key = keys.cache(uuid.uuid4().hex)
     missed = uuid.uuid4().hex
-    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, missed, cached=key)) == Enqueued(True, 0)
+    assert run(enqueue(redis_url, queue, 5, "worker.jobs.part", {}, missed, cached=key)) == Enqueued(True, 0)
     redis.set(key, b'{"count": 1}', ex=30)
     hit = uuid.uuid4().hex
-    assert run(enqueue(redis_url, queue, 5, "worker.jobs.count", {}, hit, cached=key)) == Enqueued(False, 0, b'{"count": 1}')
+    assert run(enqueue(redis_url, queue, 5, "worker.jobs.part", {}, hit, cached=key)) == Enqueued(False, 0, b'{"count": 1}')
     assert queue.job_ids == [missed]
     assert not redis.exists(Job.key_for(hit))
     # A full queue does not refuse what the cache can answer.
-    assert run(enqueue(redis_url, queue, 1, "worker.jobs.count", {}, uuid.uuid4().hex, cached=key)).cached
+    assert run(enqueue(redis_url, queue, 1, "worker.jobs.part", {}, uuid.uuid4().hex, cached=key)).cached
 
 
 def test_the_service_reads_results_as_rq_does():
@@ -189,18 +189,18 @@ def test_a_lost_script_a_killed_connection_and_a_cancelled_call_are_survived(fre
         client = AsyncRedis.from_url(url_of(redis))
         enqueuer = Enqueuer(client, slots=1)  # one connection, reused by every call
         try:
-            assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex)).queued
+            assert (await enqueuer.enqueue(queue, 100, "worker.jobs.part", {}, uuid.uuid4().hex)).queued
             redis.script_flush()  # what a Redis restart does: the script is gone...
             redis.client_kill_filter(_type="normal", skipme=True)  # ...and so is the connection
-            assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex)).queued
+            assert (await enqueuer.enqueue(queue, 100, "worker.jobs.part", {}, uuid.uuid4().hex)).queued
             for steps in range(1, 6):  # cancelled at different points of the call
-                call = asyncio.create_task(enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, uuid.uuid4().hex))
+                call = asyncio.create_task(enqueuer.enqueue(queue, 100, "worker.jobs.part", {}, uuid.uuid4().hex))
                 for _ in range(steps):
                     await asyncio.sleep(0)
                 call.cancel()
                 await asyncio.gather(call, return_exceptions=True)
                 # The next call reads its own reply, not the cancelled one's.
-                assert (await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, "x", cached=key)).cached == b"cached"
+                assert (await enqueuer.enqueue(queue, 100, "worker.jobs.part", {}, "x", cached=key)).cached == b"cached"
         finally:
             await enqueuer.close()
             await client.aclose()

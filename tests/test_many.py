@@ -13,8 +13,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
-from service import many as many_module
-from sudoku import keys
+from sudoku import keys, replies
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
@@ -357,7 +356,7 @@ def test_a_replys_lists_are_the_same_whether_they_go_in_as_bytes_or_numbers(coun
     # _reply builds them as bytes while every count is a digit, else as lists
     as_bytes = [bytearray(values) if max(values, default=0) < 256 else values for values in (counts, complete, verdicts)]
     for given in ((counts, complete, verdicts), as_bytes):
-        reply = many_module._lists(*given, solutions)
+        reply = replies._lists(*given, solutions)
         assert reply == expected
         assert (list(reply.counts), list(reply.complete), list(reply.verdicts)) == (counts, complete, verdicts)
 

@@ -35,7 +35,7 @@ def queue_job(url: str, queue: Queue) -> str:
         client = AsyncRedis.from_url(url)
         job_id = uuid.uuid4().hex
         enqueuer = Enqueuer(client)
-        await enqueuer.enqueue(queue, 100, "worker.jobs.count", {}, job_id)
+        await enqueuer.enqueue(queue, 100, "worker.jobs.part", {}, job_id)
         await enqueuer.close()
         await client.aclose()
         return job_id

@@ -33,6 +33,7 @@ class CallWork:
 
     def __init__(self, redis: Redis, call_id: str, budget_ms: int):
         self.redis = redis
+        self.call_id, self.budget_ms = call_id, budget_ms
         self.cancel_key = keys.cancel(call_id) if call_id else None
         self.started = time.monotonic()
         self.deadline = self.started + budget_ms / 1000 if budget_ms else float("inf")
