@@ -59,6 +59,23 @@ def relabelled(puzzle: str, rng: random.Random) -> str:
     return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)
 
 
+def transformed(puzzle: str, rng: random.Random) -> str:
+    """The same puzzle with its rows and columns shuffled (within their bands
+    and stacks, and the bands and stacks themselves) and maybe transposed:
+    the same number of solutions and the same grade, a board the caches
+    have not seen (they relabel digits, not geometry)."""
+
+    def order() -> list[int]:
+        bands = rng.sample(range(3), 3)
+        return [3 * band + line for band in bands for line in rng.sample(range(3), 3)]
+
+    rows, columns = order(), order()
+    cells = [puzzle[9 * r + c] for r in rows for c in columns]
+    if rng.random() < 0.5:
+        cells = [cells[9 * c + r] for r in range(9) for c in range(9)]
+    return "".join(cells)
+
+
 def long_boards(n: int) -> list[str]:
     """Boards whose count to a million solutions takes seconds each: the
     multi-solution 16-clue ones with the most solutions, relabelled (the

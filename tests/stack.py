@@ -110,13 +110,14 @@ def make_settings(redis_url: str, **overrides) -> Settings:
 
 
 @contextlib.contextmanager
-def workers_and_service(redis_url: str) -> Iterator[ServiceThread]:
-    """Two supervised workers and a service on `redis_url`: a stack of a
-    test's own, whose Redis the test may stop, restart or empty."""
-    workers = Supervisor(2, redis_url)
+def workers_and_service(redis_url: str, interactive: int = 0, **settings) -> Iterator[ServiceThread]:
+    """Two supervised workers (and `interactive` more that take only cheap
+    jobs, as sudoku-server starts them) and a service on `redis_url`: a stack
+    of a test's own, whose Redis the test may stop, restart or empty."""
+    workers = Supervisor(2, redis_url, interactive=interactive)
     workers.start()
     supervise_in_background(workers)
-    service = ServiceThread(make_settings(redis_url)).start()
+    service = ServiceThread(make_settings(redis_url, **settings)).start()
     try:
         yield service
     finally:

@@ -13,9 +13,11 @@ import http.client
 import json
 import logging
 import os
+import random
 import re
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -28,12 +30,17 @@ import pytest
 from connectrpc.compat import google_protobuf_json_codec
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
+from redis import Redis
+from rq import Queue, Worker
+from rq.serializers import JSONSerializer
 
 from service import web
+from service.embedded_redis import EmbeddedRedis
+from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.puzzles import puzzles
-from tests.stack import Api, LoopLag, base_url, free_port, reap, start_sudoku_server
+from tests.puzzles import ENDLESS, long_boards, puzzles, transformed
+from tests.stack import Api, LoopLag, base_url, free_port, reap, start_sudoku_server, workers_and_service
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -407,3 +414,142 @@ def test_sigterm_stops_the_service_whatever_its_http_connections_are_doing():
         reap(proc)
         for attacker in attackers:
             reap(attacker)
+
+
+# ---- Legal calls that are expensive: they cannot starve a player's hint ----
+
+
+@pytest.fixture(scope="module")
+def laned():
+    """A stack of its own as sudoku-server runs it: two workers on every
+    lane and one kept for cheap jobs."""
+    server = EmbeddedRedis().start()
+    with workers_and_service(server.url, interactive=1) as service:
+        yield service
+    server.stop()
+
+
+def busy_workers(redis_url: str) -> int:
+    redis = Redis.from_url(redis_url)
+    try:
+        return sum(w.get_state() == "busy" for w in Worker.all(connection=redis, serializer=JSONSerializer))
+    finally:
+        redis.close()
+
+
+class Greedy:
+    """Expensive calls from another connection, in threads: `call(stub, i)`
+    for i in range(n), each repeated until stop() when `again`."""
+
+    def __init__(self, service, n: int, call, again: bool = False):
+        self.channel = grpc.insecure_channel(service.address, options=[("grpc.use_local_subchannel_pool", 1)])
+        self.stub = pb_grpc.SudokuStub(self.channel)
+        self.stopping = threading.Event()
+        self.durations: list[float] = []  # of the calls made, each as long as it ran
+        self.started: dict[int, float] = {}
+        self.threads = [threading.Thread(target=self._run, args=(call, i, again), daemon=True) for i in range(n)]
+        for thread in self.threads:
+            thread.start()
+
+    def _run(self, call, i: int, again: bool) -> None:
+        while not self.stopping.is_set():
+            self.started[i] = time.monotonic()
+            try:
+                call(self.stub, i)
+            except grpc.RpcError as err:
+                if err.code() not in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE):
+                    raise
+                return  # stopped
+            self.durations.append(time.monotonic() - self.started.pop(i))
+            if not again:
+                return
+
+    def stop(self, since: float = float("inf")) -> None:
+        """Ends the calls; those still running that began before `since` count as long as they have run."""
+        self.stopping.set()
+        now = time.monotonic()
+        self.durations += [now - started for started in self.started.values() if started < since]
+        self.channel.close()
+        for thread in self.threads:
+            thread.join(TIMEOUT)
+
+
+def honest_hints(service, n: int = 20) -> list[float]:
+    """n Hints on fresh boards (no cache answers them), one after another, from a connection of their own."""
+    channel = grpc.insecure_channel(service.address, options=[("grpc.use_local_subchannel_pool", 1)])
+    stub, took = pb_grpc.SudokuStub(channel), []
+    for board in (transformed(GOOD, random.Random(time.monotonic_ns() + i)) for i in range(n)):
+        started = time.monotonic()
+        stub.Hint(pb.HintRequest(givens=board), timeout=TIMEOUT)
+        took.append(time.monotonic() - started)
+    channel.close()
+    print(f"honest Hint p50 {statistics.median(took) * 1000:.1f} ms, max {max(took) * 1000:.1f} ms")
+    return took
+
+
+LONG = long_boards(3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ["counts", "solves", "explanations"])
+def test_calls_that_take_a_worker_long_do_not_hold_up_the_hints(laned, attack):
+    """Counts to a million, naive searches to a huge step cap and Explains of
+    the forum's hardest puzzles took the one interactive lane, and every
+    Hint waited behind them (p50 0.2 to 10 s). Their worst case is known
+    from their limits (an Explain's, once the cheap bounds cannot explain the
+    puzzle), so they run in the heavy lane: while they take both workers
+    again and again, no Hint of another client waits for one of them."""
+    if attack == "counts":
+        call = lambda stub, i: stub.CountSolutions(pb.CountRequest(  # noqa: E731
+            board=transformed(LONG[i], random.Random(time.monotonic_ns())), limit=1_000_000, time_limit_ms=60_000),
+            timeout=120)
+    elif attack == "solves":
+        call = lambda stub, i: list(stub.Solve(pb.SolveRequest(  # noqa: E731
+            board=ENDLESS, strategy=pb.STRATEGY_NAIVE, seed=i, max_steps=10**8, time_limit_ms=60_000), timeout=120))
+    else:
+        hardest = puzzles("forum_hardest_1905_11plus")
+        call = lambda stub, i: stub.Explain(pb.ExplainRequest(  # noqa: E731
+            board=transformed(hardest[i], random.Random(time.monotonic_ns()))), timeout=120)
+    greedy = Greedy(laned, 3, call, again=True)
+    hints_began = float("inf")
+    try:
+        until(lambda: busy_workers(laned.settings.redis_url) >= 2, "the greedy calls took both workers")
+        hints_began = time.monotonic()
+        took = honest_hints(laned)
+    finally:
+        greedy.stop(since=hints_began)
+    shortest = min(greedy.durations)
+    print(f"greedy calls: {len(greedy.durations)}, the shortest {shortest * 1000:.0f} ms")
+    assert max(took) < shortest, "a hint waited behind a greedy call"
+
+
+@pytest.mark.slow
+def test_batch_calls_that_are_cancelled_stop_their_jobs_within_a_second(laned):
+    """Six GradeMany calls of the hardest puzzles, cancelled once the
+    workers have their jobs: their jobs stop and leave the queue within a
+    second or so (before, 51 jobs drained for 20 minutes), and another
+    client's Generate is answered."""
+    hardest = puzzles("forum_hardest_1905_11plus")
+    boards = [transformed(hardest[i % len(hardest)], random.Random(i)) for i in range(640)]
+    channel = grpc.insecure_channel(laned.address, options=[("grpc.use_local_subchannel_pool", 1)])
+    stub = pb_grpc.SudokuStub(channel)
+    calls = [stub.GradeMany(iter([pb.GradeManyRequest(boards=boards)]), timeout=300) for _ in range(6)]
+    redis = Redis.from_url(laned.settings.redis_url)
+    try:
+        until(lambda: busy_workers(laned.settings.redis_url) >= 2, "the grades took both workers")
+        for call in calls:
+            call.cancel()
+        stopped = time.monotonic()
+        def quiet() -> bool:
+            state = busy_workers(laned.settings.redis_url), redis.llen(Queue(keys.QUEUE_BATCH, connection=redis).key)
+            return state == (0, 0)
+
+        until(quiet, "the cancelled calls' jobs stopped")
+        print(f"the cancelled calls' jobs stopped within {time.monotonic() - stopped:.2f} s")
+        other = grpc.insecure_channel(laned.address, options=[("grpc.use_local_subchannel_pool", 1)])
+        made = list(pb_grpc.SudokuStub(other).Generate(pb.GenerateRequest(level=pb.EASY, count=1), timeout=45))
+        other.close()
+        assert len(made) == 1
+    finally:
+        redis.close()
+        channel.close()
