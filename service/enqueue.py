@@ -79,6 +79,13 @@ class Submitted(NamedTuple):
     refused: bool  # the queue was full: no call was stored
 
 
+class JobTemplate(NamedTuple):
+    """The hash's fields of jobs that differ only in their id and dates (Enqueuer.template)."""
+
+    queue: Queue
+    fields: list
+
+
 class Claim(NamedTuple):
     """A request_id to claim with the job: its key, the request's
     fingerprint, and how long the claim lasts."""
@@ -137,18 +144,29 @@ class Enqueuer:
             raise RequestIdReused()
         return Enqueued(bool(status), int(value))
 
+    def template(self, queue: Queue, func: str, args: Any, **options: Any) -> JobTemplate:
+        """The hash of every job func(args) on `queue` with these options
+        but its dates, built once (see submit)."""
+        fields = self._fields(queue, func, args, "template", options)
+        dates = {"created_at", "enqueued_at"}
+        constant = [part for name, value in zip(fields[::2], fields[1::2]) if name not in dates
+                    for part in (name, value)]
+        return JobTemplate(queue, constant)
+
     async def submit(
-        self, queue: Queue, bound: int, func: str, args: Any, job_id: str, open_job: str | None,
-        calls: list[bytes], cache_keys: list[str], max_calls: int, ttl_s: int, **options: Any,
+        self, template: JobTemplate, bound: int, job_id: str, open_job: str | None,
+        calls: list[bytes], cache_keys: list[str], max_calls: int, ttl_s: int,
     ) -> Submitted:
         """Puts coalesced calls (sudoku/scripts.py SUBMIT) into `open_job`
-        while it takes calls, else into a new job `job_id`, func(args),
-        queued unless `bound` jobs wait; the calls whose cache key holds a
-        reply are answered from it instead."""
-        fields = self._fields(queue, func, args, job_id, options)
-        keys_ = [keys.open_job(open_job) if open_job else "", keys.calls(open_job) if open_job else "", queue.key,
-                 queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING, keys.calls(job_id),
-                 keys.open_job(job_id), *cache_keys]
+        while it is queued, else into a new job `job_id` as `template`
+        makes it, queued unless `bound` jobs wait; the calls whose cache key
+        holds a reply are answered from it instead."""
+        queue = template.queue
+        stamp = utcformat(now())
+        fields = [*template.fields, "created_at", stamp, "enqueued_at", stamp]
+        open_keys = [queue.job_class.key_for(open_job), keys.calls(open_job)] if open_job else ["", ""]
+        keys_ = [*open_keys, queue.key, queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING,
+                 *cache_keys]
         argv = [max_calls, len(calls), ttl_s, bound, job_id, repr(time.time()), *calls, *fields]
         status, waiting, hits = await self._scripts(scripts.SUBMIT, keys_, argv)
         cached = {int(hits[i]) - 1: hits[i + 1] for i in range(0, len(hits), 2)}

@@ -142,7 +142,7 @@ class FanOut:
             args = {"kind": part.kind, "spec": part.spec, "inbox": self.inbox.key, "reply": reply_id,
                     **self.budget.job_fields(granted_ms)}
             await self.jobs.enqueue(lanes.QUEUES[lanes.BATCH], "worker.jobs.part", args, job_id,
-                                    timeout=granted_ms // 1000 + 60, result_ttl=0,
+                                    timeout=granted_ms // 1000 + 60, result_ttl=self.jobs.answered_ttl_s,
                                     failure_ttl=self.jobs.settings.result_ttl_s, retry=self.jobs.retry,
                                     on_failure=self.jobs.part_failure)
             reply = await wait_reply(self.jobs.hub.waker, future, job_id)

@@ -4,8 +4,8 @@ Workers write each call's reply on the inbox stream of the instance that
 made the call (keys.inbox) as soon as it is ready (worker/calls.py). One task
 here reads it, blocked in XREAD on a connection of its own (as the hub's
 shards are, service/hub.py), hands each reply to the call waiting for it,
-and trims what it has read: a reply lives in Redis only until it is read,
-and the inbox holds only replies not read yet. A reply whose call has
+and trims what it has read every TRIM_EVERY_S (or TRIM_AFTER replies): a
+reply lives in Redis a fraction of a second after it is read. A reply whose call has
 ended (its client left, or a retried job answered it twice) is dropped.
 
 When Redis stops answering, every waiting call fails at once (interrupt,
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import NamedTuple
 
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -31,6 +32,10 @@ log = logging.getLogger("sudoku.inbox")
 
 BLOCK_MS = 2_000
 BATCH = 1_000  # entries per XREAD
+# Replies read are trimmed after this many, or this long (a round trip per
+# reply would be a third of a call's Redis commands at low load).
+TRIM_AFTER = 256
+TRIM_EVERY_S = 0.5
 RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
 
 
@@ -45,13 +50,15 @@ class Reply(NamedTuple):
     cached: bool = False  # from the result cache, no job
     work_ms: int = 0  # a batch job's worker time (worker/batches.py)
     cut: bool = False  # a batch job stopped short by its call's worker time
+    work_us: int = 0  # a coalesced call's worker time (worker/calls.py)
 
 
 def _reply(fields: dict[bytes, bytes]) -> Reply:
     if b"r" in fields:
-        return Reply(data=fields[b"r"], work_ms=int(fields.get(b"w", 0)), cut=b"u" in fields)
+        return Reply(data=fields[b"r"], work_ms=int(fields.get(b"w", 0)), cut=b"u" in fields,
+                     work_us=int(fields.get(b"us", 0)))
     if b"x" in fields:
-        return Reply(harder=True)
+        return Reply(harder=True, work_us=int(fields.get(b"us", 0)))
     return Reply(code=fields[b"e"].decode(), message=fields.get(b"m", b"").decode())
 
 
@@ -61,6 +68,8 @@ class Inbox:
         self.redis = connections.service_blocking(url, BLOCK_MS / 1000)
         self.waiting: dict[str, asyncio.Future[Reply]] = {}
         self.last = "0-0"
+        self.untrimmed = 0
+        self.trimmed_at = 0.0
         self.task: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -96,8 +105,12 @@ class Inbox:
                     for entry_id, fields in entries:
                         self._deliver(fields)
                     self.last = entries[-1][0].decode()
-                    # Everything up to the last entry read goes; that one goes with the next batch.
+                    self.untrimmed += len(entries)
+                if self.untrimmed and (self.untrimmed >= TRIM_AFTER or not reply
+                                       or time.monotonic() - self.trimmed_at >= TRIM_EVERY_S):
+                    # Everything up to the last entry read goes; that one goes with the next trim.
                     await self.redis.xtrim(self.key, minid=self.last, approximate=False)
+                    self.untrimmed, self.trimmed_at = 0, time.monotonic()
                 failures = 0
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
                 self.interrupt(exc)
@@ -114,10 +127,10 @@ class Inbox:
             future.set_result(_reply(fields))
 
 
-async def wait_reply(redis, future: asyncio.Future, job_id: str, stream: str | None = None) -> Reply:
+async def wait_reply(redis, future: asyncio.Future, job_id: str) -> Reply:
     """A job's answer to one call, from its future; while none comes, every
-    IDLE_CHECK_S, whether the job can still give one (waiting.alive, with
-    `stream` as it takes it): a job lost with its Redis ends the wait
+    IDLE_CHECK_S, whether the job can still give one (waiting.alive): a job
+    lost with its Redis, or finished with the answer lost, ends the wait
     ResultLost (UNAVAILABLE: the caller has the request to send again)."""
     while True:
         try:
@@ -126,7 +139,7 @@ async def wait_reply(redis, future: asyncio.Future, job_id: str, stream: str | N
         except TimeoutError:
             pass
         try:
-            await waiting.alive(redis, job_id, stream)
+            await waiting.alive(redis, job_id, answers_first=True)
         except JobLost:
             if future.done():  # it came meanwhile
                 return future.result()

@@ -16,8 +16,10 @@ import uuid
 from typing import Any
 
 from redis import Redis
+from redis.asyncio import Redis as AsyncRedis
 from rq import Callback, Queue, Retry
 from rq.serializers import JSONSerializer
+from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from service import metrics, waiting
 from service.config import Settings
@@ -38,6 +40,7 @@ class StoreFull(Exception):
     would refuse the writes of work already queued."""
 
 
+ANSWERED_TTL_S = 5
 # The share of Redis's maxmemory past which new work is refused.
 MEMORY_HIGH = 0.9
 
@@ -103,8 +106,21 @@ class Jobs:
         self.retry = Retry(max=settings.job_retries)  # of a job whose worker died
         self.calls_failure = Callback("worker.jobs.on_calls_failure")
         self.part_failure = Callback("worker.jobs.on_part_failure")
+        # How long RQ keeps a job that answered on an inbox: its answer is there,
+        # so this is only for `rq info` and a waiter's look at a job that ended.
+        self.answered_ttl_s = ANSWERED_TTL_S
+        # Workers taking each queue, from RQ's registry (a worker that died
+        # stays there until a worker's maintenance cleans it: at worst an
+        # overcount); the health monitor refreshes it.
+        self.workers: dict[str, int] = {}
         for queue in self.queues.values():
             queue.get_redis_server_version()  # cached from now on: no round trip per job
+
+    async def count_workers(self, redis: AsyncRedis) -> None:
+        async with redis.pipeline(transaction=False) as pipe:
+            for name in keys.QUEUES:
+                pipe.scard(WORKERS_BY_QUEUE_KEY % name)
+            self.workers = dict(zip(keys.QUEUES, await pipe.execute()))
 
     async def _enqueue(self, queue_name: str, func: str, args: Any, job_id: str, **options: Any) -> Enqueued:
         """Queues the job, unless the options' `cached` key holds a reply or

@@ -424,7 +424,8 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, r
     stops answering, every reader waiting on a stream gets UNAVAILABLE at
     once instead of waiting out a blocked read (clients resume with Watch).
     Every MEMORY_EVERY ticks it reads Redis's memory, and new work is
-    refused while it is near its bound (jobs.memory_verdict)."""
+    refused while it is near its bound (jobs.memory_verdict), and counts
+    the workers of each queue (the coalescers' jobs in flight)."""
     tick = failures = 0
     while True:
         connections.raise_lost_cancel()  # App.stop cancels it, and awaits it
@@ -438,6 +439,7 @@ async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, r
             try:
                 async with asyncio.timeout(HEALTH_EVERY):
                     verdict = memory_verdict(await redis.info("memory"))
+                    await jobs.count_workers(redis)
             except (RedisError, OSError, TimeoutError):
                 verdict = jobs.store_full
             if verdict != jobs.store_full:
@@ -508,6 +510,9 @@ async def start(settings: Settings) -> App:
             await app.stop(0)
             raise
     serving = await _redis_ok(redis)
+    if serving:
+        with contextlib.suppress(RedisError, OSError):
+            await jobs.count_workers(redis)
     await _set_health(health, serving)
     app.monitor = asyncio.create_task(_monitor_redis(health, redis, (hub, inbox), jobs, serving), name="health")
     app.renewer = asyncio.create_task(servicer.watched.renew(), name="watched")

@@ -88,15 +88,17 @@ def read_result(payload: dict[bytes, bytes]) -> tuple[Result.Type, Any, str | No
 ENDED_BADLY = {b"failed", b"stopped", b"canceled"}
 
 
-async def alive(redis: AsyncRedis, job_id: str, stream: str | None = None) -> None:
+async def alive(redis: AsyncRedis, job_id: str, stream: str | None = None, answers_first: bool = False) -> None:
     """Returns if the job can still end by itself (queued, or started
     within its timeout), and its `stream`, if given, still exists;
-    raises JobLost, JobStuck or JobFailed if not."""
+    raises JobLost, JobStuck or JobFailed if not. With `answers_first`, the
+    job answers before it finishes (on an inbox): one that finished with
+    no answer lost it."""
     async with redis.pipeline(transaction=False) as pipe:
         pipe.hmget(Job.key_for(job_id), "status", "started_at", "timeout")
         pipe.exists(stream or Job.key_for(job_id))
         (status, started_at, timeout), exists = await pipe.execute()
-    if status is None or not exists:
+    if status is None or not exists or (answers_first and status == b"finished"):
         raise JobLost(job_id)
     if status in ENDED_BADLY:
         raise JobFailed("ABORTED", f"job {job_id} {status.decode()} on every worker that tried it")

@@ -93,16 +93,18 @@ def request(request_id: str) -> str:
 
 
 def calls(job_id: str) -> str:
-    """List of the calls a coalesced job carries (service/calls.py appends
-    them while the job waits; worker/calls.py takes them). It lives until
-    the job ends, so a retried attempt answers the same calls."""
+    """List of the calls added to a coalesced job after it was queued (its
+    first calls are in its hash: CALLS_FIELD). It lives until the job ends,
+    so a retried attempt answers the same calls."""
     return f"{PREFIX}:calls:{job_id}"
 
 
-def open_job(job_id: str) -> str:
-    """Set while a coalesced job may still take calls: its worker deletes it
-    as it takes the calls, in the same step, so no call is added after."""
-    return f"{PREFIX}:open:{job_id}"
+# The fields of a coalesced job's hash beside RQ's own: its first calls,
+# newline-separated, how many they are, and how many were added since
+# (keys.calls); the worker reads them with the hash as the job starts.
+CALLS_FIELD = "sudoku_calls"
+CALLS_COUNT_FIELD = "sudoku_calls_n"
+ADDED_FIELD = "sudoku_calls_added"
 
 
 def cancelled_calls(job_id: str) -> str:

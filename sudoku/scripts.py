@@ -217,17 +217,19 @@ return {1, waiting}
 """.replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)))
 
 
-# Calls.submit (service/calls.py): coalesced calls. Each call whose cache
-# key holds a reply is answered from it; the others go into the open job
-# (KEYS[1], KEYS[2]) while it still takes calls and has room, or else into a
-# new job, queued as ENQUEUE queues one (the bound checked first), whose
-# calls list and open flag are set in the same step.
-# KEYS: open job's flag (or ""), open job's calls (or ""), queue list, new
-#       job hash, RQ's set of queues, pending jobs, new job's calls, new
-#       job's flag, then a cache key (or "") per call
-# ARGV: calls a job holds at most, n (calls), the calls' TTL, bound, new
-#       job id, now, then the n calls, then the new job hash's field/value
-#       pairs
+# Coalescer.submit (service/calls.py): coalesced calls. Each call whose
+# cache key holds a reply is answered from it; the others go into the open
+# job (KEYS[1]) while it is still queued (its worker's START marks it
+# started in the step that reads its calls, so none is added after) and has
+# room, appended to its list (KEYS[2]), or else into a new job, queued as
+# ENQUEUE queues one (the bound checked first), which carries them in its
+# hash (keys.CALLS_FIELD).
+# KEYS: open job's hash (or ""), open job's added calls (or ""), queue list,
+#       new job hash, RQ's set of queues, pending jobs, then a cache key (or
+#       "") per call
+# ARGV: calls a job holds at most, n (calls), the added calls' TTL, bound,
+#       new job id, now, then the n calls, then the new job hash's
+#       field/value pairs
 # Returns {status, jobs waiting, hits}: status 3 added to the open job, 1
 # queued the new job, 2 every call was cached, 0 refused (queue full: no
 # call stored); hits = {i, reply, ...} for the calls (1-based) the cache answered.
@@ -236,8 +238,8 @@ local n = tonumber(ARGV[2])
 local hits, rest = {}, {}
 for i = 1, n do
   local cached = false
-  if KEYS[8 + i] ~= '' then
-    local reply = redis.call('GET', KEYS[8 + i])
+  if KEYS[6 + i] ~= '' then
+    local reply = redis.call('GET', KEYS[6 + i])
     if reply then
       hits[#hits + 1] = i
       hits[#hits + 1] = reply
@@ -247,22 +249,24 @@ for i = 1, n do
   if not cached then rest[#rest + 1] = ARGV[6 + i] end
 end
 if #rest == 0 then return {2, 0, hits} end
-if KEYS[1] ~= '' and redis.call('EXISTS', KEYS[1]) == 1
-   and redis.call('LLEN', KEYS[2]) + #rest <= tonumber(ARGV[1]) then
-  redis.call('RPUSH', KEYS[2], unpack(rest))
-  return {3, 0, hits}
+if KEYS[1] ~= '' then
+  local open = redis.call('HMGET', KEYS[1], 'status', 'COUNT', 'ADDED')
+  if open[1] == 'queued' and tonumber(open[2]) + tonumber(open[3] or 0) + #rest <= tonumber(ARGV[1]) then
+    redis.call('RPUSH', KEYS[2], unpack(rest))
+    redis.call('EXPIRE', KEYS[2], ARGV[3])
+    redis.call('HINCRBY', KEYS[1], 'ADDED', #rest)
+    return {3, 0, hits}
+  end
 end
 local waiting = redis.call('LLEN', KEYS[3])
 if waiting >= tonumber(ARGV[4]) then return {0, waiting, hits} end
-redis.call('HSET', KEYS[4], unpack(ARGV, 7 + n))
+redis.call('HSET', KEYS[4], 'CALLS', table.concat(rest, '\\n'), 'COUNT', #rest, unpack(ARGV, 7 + n))
 redis.call('RPUSH', KEYS[3], ARGV[5])
 redis.call('SADD', KEYS[5], KEYS[3])
 redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
-redis.call('RPUSH', KEYS[7], unpack(rest))
-redis.call('EXPIRE', KEYS[7], ARGV[3])
-redis.call('SET', KEYS[8], '1', 'EX', ARGV[3])
 return {1, waiting, hits}
-""")
+""".replace("CALLS", keys.CALLS_FIELD).replace("COUNT", keys.CALLS_COUNT_FIELD).replace("ADDED", keys.ADDED_FIELD))
+
 
 
 # ---- A job's lifecycle in a worker (worker/lifecycle.py) ----

@@ -56,6 +56,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def until(check, what: str = "the condition held", timeout: float = 60) -> None:
+    """Waits until check() is true, polling: for a state of another process
+    or thread that no event announces."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.02)
+
+
 def until_steady(read, timeout: float = 30) -> list[int]:
     """read() once a second until it returns the same twice in a row (or
     `timeout` passes): the readings, from 0. For a sender that back-pressure

@@ -40,7 +40,7 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import ENDLESS, long_boards, puzzles, transformed
-from tests.stack import Api, LoopLag, base_url, free_port, reap, start_sudoku_server, workers_and_service
+from tests.stack import Api, LoopLag, base_url, free_port, reap, start_sudoku_server, until, workers_and_service
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -119,13 +119,6 @@ class Attacker:
         self.outcomes = json.loads(line)["outcomes"]
         print(f"attack outcomes: {self.outcomes}")
         return self.outcomes
-
-
-def until(check, what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.02)
 
 
 def under_attack(service, attack: str) -> tuple[dict[str, int], Honest, LoopLag]:

@@ -23,14 +23,15 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from redis import Redis
-from rq import Worker
+from rq import Queue, Worker
 
 from client import Client, Retry, SudokuError
 from client.frames import draw
+from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, workers_and_service
+from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, until, workers_and_service
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -257,21 +258,25 @@ def test_a_batch_call_resumes_when_redis_loses_its_jobs(stack, method, loss, cap
     ones again, and every board is answered once, in order, counted."""
     caplog.set_level(logging.INFO, "sudoku.client")
     redis_server, _ = stack
-    # A job per board (CountMany: a chunk of one), so that of the four out
-    # at the loss two are running and two queued; no result cache, which
+    # A job per board (CountMany: a chunk of one); no result cache, which
     # would answer CountBatch's repeated board with no job at all.
     service = ServiceThread(make_settings(redis_server.url, batch_size=1, cache_ttl_s=0)).start()
-    n = 6
+    # Five out at once on two workers: once the first is answered, two
+    # run and one is queued (and, waited for, is there at the loss).
+    n = 7
     answers = []
     try:
         with Client(service.address, retry=Retry(attempts=60, base=0.1, cap=0.5)) as client:
             if method == "count_many":
-                calls = client.count_many([SLOW] * n, limit=SLOW_LIMIT, chunk=1, window=4)
+                calls = client.count_many([SLOW] * n, limit=SLOW_LIMIT, chunk=1, window=5)
             else:
-                calls = client.count_batch([SLOW] * n, limit=SLOW_LIMIT, window=4)
+                calls = client.count_batch([SLOW] * n, limit=SLOW_LIMIT, window=5)
             for answer in calls:
                 answers.append(answer)
                 if len(answers) == 1:
+                    with Redis.from_url(redis_server.url) as redis:
+                        until(lambda: redis.llen(Queue(keys.QUEUE_BATCH, connection=redis).key) >= 1,  # noqa: B023
+                              "a part is queued")
                     lose_everything(redis_server, loss)
     finally:
         service.stop()

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from rq import Queue, Worker
+from rq import Worker
 from rq.serializers import JSONSerializer
 
 from sudoku import keys, replies
@@ -18,7 +18,7 @@ from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import free_port, until_steady
-from worker import counting, engine, jobs
+from worker import counting, engine
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
@@ -210,21 +210,21 @@ def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
 
 
 def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch):
-    """The worker's job, run by RQ in this process: a first round capped at
-    one guess leaves the hard boards to the rounds of a lone count."""
+    """The worker's count of a part's boards, in this process: a first
+    round capped at one guess leaves the hard boards to the rounds of a
+    lone count."""
     monkeypatch.setattr(counting, "FIRST_ROUND_GUESSES", 1)
     hard = puzzles("forum_hardest_1905_11plus")[:10] + [puzzles("multi_solution_16_clue")[0]]
     key = keys.boards("test-first-round")
     redis.set(key, "".join(hard), ex=60)
-    queue = Queue("test-many", connection=redis, is_async=False, serializer=JSONSerializer)
     spec = CountManySpec(boards_key=key, limit=2, max_steps=10**8, time_limit_ms=10_000, include_solution=True)
-    result = queue.enqueue(jobs.count_many, spec.to_dict()).return_value()
+    result = counting.count_many(redis, spec)
     assert engine.count_many("".join(hard), 2, 1)[1].count(0) >= 5  # the cap did stop most of them
     assert result["counts"] == "1" * 10 + "2" and result["incomplete"] == []
     assert result["verdicts"] == str(V.UNIQUE) * 10 + str(V.MULTIPLE)
     assert [result["solutions"][i * 81 : i * 81 + 81] for i in range(10)] == [engine.solve(b) for b in hard[:10]]
     capped = CountManySpec(boards_key=key, limit=2, max_steps=1, time_limit_ms=10_000)
-    result = queue.enqueue(jobs.count_many, capped.to_dict()).return_value()
+    result = counting.count_many(redis, capped)
     assert result["incomplete"] == [i for i, b in enumerate(hard) if not engine.count(b, limit=2, max_steps=1)[1]]
 
 

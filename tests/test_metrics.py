@@ -25,7 +25,7 @@ from service.metrics import QueueDepth
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.stack import free_port, reap, start_sudoku_server
+from tests.stack import free_port, reap, start_sudoku_server, until
 from worker.metrics import Endpoint
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -167,13 +167,6 @@ def test_refused_and_invalid_calls_are_counted_by_code(custom_service):
             break
         time.sleep(0.01)
     assert delta == expected
-
-
-def until(check) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 class CountedCollector(Collector):

@@ -120,8 +120,8 @@ def _generate(redis: Redis, spec: dict, work: CallWork) -> tuple[bytes, bool]:
 PARTS = {"count_batch": _count_batch, "count_many": _count_many, "grade_many": _grade_many, "generate": _generate}
 
 
-def run(redis: Redis, args: dict[str, Any]) -> dict[str, Any]:
-    """Runs one part and answers it on its caller's inbox; returns what it took."""
+def run(redis: Redis, args: dict[str, Any]) -> None:
+    """Runs one part and answers it on its caller's inbox."""
     work = CallWork(redis, args["call_id"], args["budget_ms"])
     try:
         data, cut = PARTS[args["kind"]](redis, args["spec"], work)
@@ -134,7 +134,6 @@ def run(redis: Redis, args: dict[str, Any]) -> dict[str, Any]:
         pipe.xadd(args["inbox"], fields)
         pipe.expire(args["inbox"], INBOX_TTL_S)
         pipe.execute()
-    return {"work_ms": fields.get("w", 0)}
 
 
 def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:

@@ -1,20 +1,21 @@
 """A coalesced job: the unary calls it carries, each answered on its own.
 
 The service puts calls of one kind and lane into one job while the job
-waits (service/calls.py); the job takes them as it starts, in the step that
-closes it to more (keys.open_job), and answers each in turn: its reply
+waits (service/calls.py): its first calls in its hash, those added later in
+a list (keys.calls). The job takes them as it starts, in the step that
+marks it started, which closes it to more, and answers each in turn: its reply
 message's bytes, or its error, or "harder" (an answer the cheap lane's
 bounds, sudoku/lanes.py, did not reach: the service sends the call on to
-the heavy lane), as
-an entry on its caller's inbox stream (keys.inbox). Replies go out as they
+the heavy lane), with the worker time it took (the service's measure of
+its lane's load), as an entry on its caller's inbox stream (keys.inbox). Replies go out as they
 are ready, a few milliseconds' worth at a time in one round trip, so the
 first call of a job does not wait for the last.
 
 Each call keeps its own deadline (one that has passed before its turn is
 not run: its caller has been told DEADLINE_EXCEEDED) and cancel (a call
 whose caller left is in the job's cancelled set, looked at between calls).
-A job retried after its worker died takes the same calls again (the list
-lives until the job ends) and answers them again; the service keeps the
+A job retried after its worker died takes the same calls again (its hash
+and list live until it ends) and answers them again; the service keeps the
 first answer of each call.
 """
 
@@ -28,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from redis import Redis
+from rq.job import Job
 
 from sudoku import keys
 from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
@@ -39,6 +41,7 @@ from worker.grades import grade_board
 from worker.hints import NeedsHarder, explain, hint
 
 log = logging.getLogger("sudoku.worker")
+CALLS, ADDED = keys.CALLS_FIELD.encode(), keys.ADDED_FIELD.encode()
 
 # Replies are sent at least this often while a job runs.
 FLUSH_EVERY_S = 0.005
@@ -118,29 +121,50 @@ class _Replies:
         if time.monotonic() - self.sent_at >= FLUSH_EVERY_S:
             self.flush()
 
-    def flush(self) -> None:
-        if self.pending:
+    def flush(self, *delete: str) -> None:
+        """Sends the replies so far, and deletes `delete` in the same round trip."""
+        if self.pending or delete:
             with self.redis.pipeline(transaction=False) as pipe:
                 for fields, cache_key, reply in self.pending:
                     pipe.xadd(self.inbox, fields)
                     if cache_key and self.cache_ttl_s:
                         pipe.set(cache_key, reply, ex=self.cache_ttl_s)
-                pipe.expire(self.inbox, INBOX_TTL_S)
+                if self.pending:
+                    pipe.expire(self.inbox, INBOX_TTL_S)
+                if delete:
+                    pipe.delete(*delete)
                 pipe.execute()
             self.pending.clear()
         self.sent_at = time.monotonic()
 
 
-def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl_s: int) -> dict[str, Any]:
-    """Answers every call of coalesced job `job_id`; returns how many it took."""
-    with redis.pipeline(transaction=True) as pipe:
-        pipe.delete(keys.open_job(job_id))
-        pipe.lrange(keys.calls(job_id), 0, -1)
-        _, entries = pipe.execute()
+def calls_of(redis: Redis, job_id: str, fields: dict[bytes, bytes] | None = None) -> list[bytes]:
+    """The calls of a coalesced job: those in its hash (`fields`, as its
+    worker read them at its start, else read now), then those added after."""
+    if fields is None:
+        found = redis.hmget(Job.key_for(job_id), keys.CALLS_FIELD, keys.ADDED_FIELD)
+        fields = {CALLS: found[0], ADDED: found[1]}
+    first = fields.get(CALLS)
+    entries = first.split(b"\n") if first else []
+    if int(fields.get(ADDED) or 0):
+        entries += redis.lrange(keys.calls(job_id), 0, -1)
+    return entries
+
+
+def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl_s: int,
+        fields: dict[bytes, bytes] | None = None, waited_s: float = 0.0) -> None:
+    """Answers every call of coalesced job `job_id` (`fields`: its hash, as
+    it was when it started, when the worker kept it), which waited
+    `waited_s` in its queue."""
+    entries = calls_of(redis, job_id, fields)
     answer = KINDS[kind]
     replies = _Replies(redis, inbox, cache_ttl_s)
     cancelled: set[bytes] = set()
-    looked_at = float("-inf")
+    # A cheap job that started at once looks only after CANCELS_EVERY_S of
+    # work: its callers had no time to leave, and a look is a round trip of
+    # the few milliseconds its calls take. A heavy call, or one that waited,
+    # is looked at first.
+    looked_at = time.monotonic() if cheap and waited_s < CANCELS_EVERY_S else float("-inf")
     for raw in entries:
         call = json.loads(raw)
         if call["t"] and time.time() * 1000 > call["t"]:
@@ -150,9 +174,7 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
         if call["i"].encode() in cancelled:
             continue
         replies.add(*_answer(answer, kind, call, cheap))
-    replies.flush()
-    redis.delete(keys.calls(job_id), keys.cancelled_calls(job_id))
-    return {"calls": len(entries)}
+    replies.flush(keys.calls(job_id), keys.cancelled_calls(job_id))
 
 
 def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes]:
@@ -161,15 +183,17 @@ def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any],
     try:
         reply = answer(call["s"], cheap)
     except Harder:
-        metrics.call_ran(kind, "harder", time.monotonic() - started)
-        return {"c": call["i"], "x": "1"}, "", b""
+        took = time.monotonic() - started
+        metrics.call_ran(kind, "harder", took)
+        return {"c": call["i"], "x": "1", "us": int(took * 1e6)}, "", b""
     except ValueError as exc:  # the service checked the call: this is a bug, said as such
         log.exception("a %s call failed", kind)
         metrics.call_ran(kind, "failed", time.monotonic() - started)
         return {"c": call["i"], "e": "INTERNAL", "m": f"the {kind} failed: {exc}"}, "", b""
-    metrics.call_ran(kind, "ok", time.monotonic() - started)
+    took = time.monotonic() - started
+    metrics.call_ran(kind, "ok", took)
     cache_key = call.get("k", "") if _cacheable(kind, reply) else ""
-    return {"c": call["i"], "r": reply}, cache_key, reply
+    return {"c": call["i"], "r": reply, "us": int(took * 1e6)}, cache_key, reply
 
 
 def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
@@ -180,7 +204,7 @@ def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
         return
     args = job.args[0]
     message = f"the job failed on every worker that tried it: {getattr(exc_type, '__name__', 'error')}: {exc_value}"
-    entries = connection.lrange(keys.calls(job.id), 0, -1)
+    entries = calls_of(connection, job.id)
     with connection.pipeline(transaction=False) as pipe:
         for raw in entries:
             pipe.xadd(args["inbox"], {"c": json.loads(raw)["i"], "e": "ABORTED", "m": message})

@@ -16,6 +16,7 @@ with the reply messages' bytes, and keep no result in RQ:
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from redis import Redis
@@ -43,10 +44,22 @@ def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> 
     solving.on_failure(job, connection, exc_type, exc_value)
 
 
-def calls(args: dict[str, Any]) -> dict[str, Any]:
+def _waited_s(job) -> float:
+    """How long the job waited in its queue before it started."""
+    if job.enqueued_at is None or job.started_at is None:
+        return 0.0
+    return (_utc(job.started_at) - _utc(job.enqueued_at)).total_seconds()
+
+
+def _utc(at: datetime) -> datetime:
+    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)  # RQ's dates are UTC
+
+
+def calls(args: dict[str, Any]) -> None:
     """RQ job: the unary calls of a coalesced job (worker/calls.py), each answered to its caller's inbox."""
     job = _current()
-    return coalesced.run(job.connection, job.id, args["kind"], args["cheap"], args["inbox"], args["cache_ttl_s"])
+    coalesced.run(job.connection, job.id, args["kind"], args["cheap"], args["inbox"], args["cache_ttl_s"],
+                  getattr(job, "started_fields", None), _waited_s(job))
 
 
 def on_calls_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
@@ -54,9 +67,9 @@ def on_calls_failure(job, connection: Redis, exc_type, exc_value, traceback) -> 
     coalesced.on_failure(job, connection, exc_type, exc_value, traceback)
 
 
-def part(args: dict[str, Any]) -> dict[str, Any]:
+def part(args: dict[str, Any]) -> None:
     """RQ job: a part of a batch or streaming call (worker/batches.py), answered to its caller's inbox."""
-    return batches.run(_current().connection, args)
+    batches.run(_current().connection, args)
 
 
 def on_part_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:

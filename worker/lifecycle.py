@@ -204,6 +204,7 @@ class LeanWorker(SimpleWorker):
         if b"data" not in stored:
             self._forget(job, execution)
             return None
+        job.started_fields = dict(stored)  # with the fields of the job's own beside RQ's (worker/calls.py)
         restore(job, stored)
         if self.get_heartbeat_ttl(job) != unread_ttl:
             start(self.get_heartbeat_ttl(job))

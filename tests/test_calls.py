@@ -1,0 +1,200 @@
+"""Coalesced unary calls: many calls in one job, each answered on its own.
+
+On a Redis of the test's own, with real worker processes started when the
+test has placed its calls: the job's calls wait in the queue (or in the
+service) until then, so which calls ride together is the test's to say.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from redis.asyncio import Redis as AsyncRedis
+from rq import Queue
+from rq.job import Job
+from rq.registry import FinishedJobRegistry
+from rq.serializers import JSONSerializer
+
+from service.calls import FUNC, call_entry
+from service.enqueue import Enqueuer
+from service.queueing import ANSWERED_TTL_S
+from service.validate import hint_spec
+from sudoku import keys
+from sudoku.lanes import CHEAP_LEVEL
+from sudoku.specs import HintSpec
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.fixtures import FAULTY_WORKER, KILL_AFTER_A_REPLY
+from tests.puzzles import puzzles
+from tests.stack import ServiceThread, make_settings, supervise_in_background, until, url_of
+from worker.supervisor import Supervisor
+
+TIMEOUT = 60
+BOARDS = puzzles("magictour_top1465")[:10]
+# Its first step needs the forcing chains the cheap lane leaves out.
+HARDER = puzzles("forum_hardest_1905_11plus")[0]
+INBOX = keys.inbox("test-calls")
+
+
+@pytest.fixture
+def workers_later(fresh_redis):
+    """A Redis of the test's own, and start(general, interactive) to start
+    workers on it (the tests' FaultyWorker) once the test has placed its calls."""
+    redis = fresh_redis()
+    supervisors = []
+
+    def start(general: int = 0, interactive: int = 1) -> Supervisor:
+        supervisor = Supervisor(general, url_of(redis), interactive=interactive,
+                                env={"SUDOKU_WORKER_CLASS": FAULTY_WORKER})
+        supervisor.start()
+        supervise_in_background(supervisor)
+        supervisors.append(supervisor)
+        return supervisor
+
+    yield redis, start
+    for supervisor in supervisors:
+        supervisor.stop()
+
+
+def submit(redis, calls: list[bytes], open_job: str | None = None) -> str:
+    """The calls into one cheap Hint job, by the service's own submit (a new job, or `open_job`)."""
+
+    async def go() -> str:
+        client = AsyncRedis.from_url(url_of(redis))
+        enqueuer = Enqueuer(client)
+        queue = Queue(keys.QUEUE_INTERACTIVE, connection=redis, serializer=JSONSerializer)
+        template = enqueuer.template(queue, FUNC, {"kind": "hint", "cheap": True, "inbox": INBOX, "cache_ttl_s": 0},
+                                     timeout=60, result_ttl=ANSWERED_TTL_S, failure_ttl=60)
+        done = await enqueuer.submit(template, 100, f"calls-{time.monotonic_ns()}", open_job, calls,
+                                     [""] * len(calls), 64, 3600)
+        await enqueuer.close()
+        await client.aclose()
+        return done.job
+
+    return asyncio.run(go())
+
+
+def queued(redis) -> int:
+    """Cheap jobs waiting for a worker."""
+    return redis.llen(Queue(keys.QUEUE_INTERACTIVE, connection=redis).key)
+
+
+def hint(board: str) -> HintSpec:
+    return hint_spec(pb.HintRequest(givens=board))
+
+
+def test_one_job_answers_each_call_its_own_way(workers_later):
+    """Six calls in one job, one of them added while it waited: each gets
+    its own reply, its own error, or is skipped, on the inbox."""
+    redis, start = workers_later
+    broken = HintSpec(givens=BOARDS[2], entries="." * 81, pencil_marks=[1, 2, 3])  # the service would refuse it
+    entries = {
+        "ok": call_entry("ok", hint(BOARDS[0]), None, None),
+        "late": call_entry("late", hint(BOARDS[1]), time.time() - 1, None),  # its caller was told DEADLINE_EXCEEDED
+        "left": call_entry("left", hint(BOARDS[3]), None, None),  # its caller has gone
+        "harder": call_entry("harder", hint(HARDER), None, None),
+        "broken": call_entry("broken", broken, None, None),
+    }
+    job_id = submit(redis, list(entries.values()))
+    assert submit(redis, [call_entry("added", hint(BOARDS[4]), None, None)], open_job=job_id) == job_id
+    assert queued(redis) == 1  # one job carries all six
+    redis.sadd(keys.cancelled_calls(job_id), "left")
+    start()
+    until(lambda: Job.fetch(job_id, connection=redis, serializer=JSONSerializer).get_status() == "finished",
+          "the job finished", TIMEOUT)
+    replies = {fields[b"c"].decode(): fields for _, fields in redis.xrange(INBOX)}
+    assert set(replies) == {"ok", "harder", "broken", "added"}
+    for name, board in (("ok", BOARDS[0]), ("added", BOARDS[4])):
+        move = pb.HintReply.FromString(replies[name][b"r"]).move
+        assert board[move.cell] == "." and move.value
+    assert replies["harder"][b"x"] == b"1"  # for the heavy lane
+    assert replies["broken"][b"e"] == b"INTERNAL" and b"pencil_marks" in replies["broken"][b"m"]
+    # Nothing of the job is left but its hash, for ANSWERED_TTL_S.
+    assert not redis.exists(keys.calls(job_id), keys.cancelled_calls(job_id))
+    assert 0 < redis.ttl(Job.key_for(job_id)) <= ANSWERED_TTL_S
+
+
+def status_of(future: grpc.Future) -> grpc.StatusCode:
+    try:
+        future.result(TIMEOUT)
+    except grpc.RpcError as err:
+        return err.code()
+    except grpc.FutureCancelledError:
+        return grpc.StatusCode.CANCELLED
+    return grpc.StatusCode.OK
+
+
+def waiting_calls(service: ServiceThread) -> int:
+    """Calls the service holds back while its one Hint job is in flight."""
+    return len(service.app.servicer.unary.lanes["hint", "cheap"].pending)
+
+
+@contextlib.contextmanager
+def a_job_in_flight(redis) -> Iterator[tuple[ServiceThread, pb_grpc.SudokuStub, grpc.Future]]:
+    """A service with no worker yet, and a Hint whose job waits in the queue:
+    the calls that come now wait in the service behind it."""
+    service = ServiceThread(make_settings(url_of(redis))).start()
+    channel = grpc.insecure_channel(service.address)
+    stub = pb_grpc.SudokuStub(channel)
+    try:
+        first = stub.Hint.future(pb.HintRequest(givens=BOARDS[0]), timeout=TIMEOUT)
+        until(lambda: queued(redis) == 1, "the first job was queued")
+        yield service, stub, first
+    finally:
+        channel.close()
+        service.stop()
+
+
+def test_calls_that_come_while_a_job_is_in_flight_ride_the_next_together(workers_later):
+    """While the one worker's job is in flight, Hints wait in the service:
+    those whose callers give up (a deadline, a cancel) leave; the others go
+    together in the next job, an escalation to the heavy lane among them."""
+    redis, start = workers_later
+    with a_job_in_flight(redis) as (service, stub, first):
+        calls = {"ok": stub.Hint.future(pb.HintRequest(givens=BOARDS[1]), timeout=TIMEOUT),
+                 "late": stub.Hint.future(pb.HintRequest(givens=BOARDS[2]), timeout=1),
+                 "left": stub.Hint.future(pb.HintRequest(givens=BOARDS[3]), timeout=TIMEOUT),
+                 "harder": stub.Hint.future(pb.HintRequest(givens=HARDER), timeout=TIMEOUT)}
+        until(lambda: waiting_calls(service) == 4, "the calls wait behind the first job")
+        calls["left"].cancel()
+        assert status_of(calls["late"]) == grpc.StatusCode.DEADLINE_EXCEEDED
+        until(lambda: waiting_calls(service) == 2, "the calls whose callers left are gone")
+        start(general=1, interactive=0)  # one worker, for both lanes
+        outcomes = {name: status_of(call) for name, call in calls.items()}
+        assert status_of(first) == grpc.StatusCode.OK
+        assert outcomes == {"ok": grpc.StatusCode.OK, "late": grpc.StatusCode.DEADLINE_EXCEEDED,
+                            "left": grpc.StatusCode.CANCELLED, "harder": grpc.StatusCode.OK}
+        assert max(step.level for step in calls["harder"].result().before) > CHEAP_LEVEL
+        # Two cheap jobs (the first call's, then the two calls left), and the
+        # escalation's (a job finishes just after its last reply went out).
+        finished = lambda queue: FinishedJobRegistry(queue, connection=redis).count  # noqa: E731
+        until(lambda: finished(keys.QUEUE_HEAVY) == 1, "the escalation's job finished")
+        assert finished(keys.QUEUE_INTERACTIVE) == 2 and queued(redis) == 0
+
+
+def test_a_job_whose_worker_dies_mid_way_answers_each_call_once(workers_later):
+    """The worker of a two-call job is SIGKILLed right after the first reply
+    went out: the job is taken up again, and each caller gets one answer."""
+    redis, start = workers_later
+    with a_job_in_flight(redis) as (service, stub, first):
+        pair = [stub.Hint.future(pb.HintRequest(givens=board), timeout=TIMEOUT)
+                for board in (BOARDS[5], KILL_AFTER_A_REPLY)]
+        until(lambda: waiting_calls(service) == 2, "the pair waits behind the first job")
+        supervisor = start()
+        pids = set(supervisor.pids())
+        first.result(TIMEOUT)
+        for board, call in zip((BOARDS[5], KILL_AFTER_A_REPLY), pair):
+            move = call.result(TIMEOUT).move
+            assert board[move.cell] == "." and move.value
+        killed = [key.decode().rsplit(":", 1)[1] for key in redis.scan_iter("test:killed:*")]
+        assert len(killed) == 1, "the pair's job killed its first worker"
+        assert set(supervisor.pids()) != pids  # and was finished by the next
+        assert Job.fetch(killed[0], connection=redis, serializer=JSONSerializer).get_status() == "finished"
+        carried = redis.hget(Job.key_for(killed[0]), keys.CALLS_FIELD).split(b"\n")
+        assert len(carried) == 2 and {json.loads(c)["s"]["givens"] for c in carried} == {BOARDS[5], KILL_AFTER_A_REPLY}
