@@ -13,6 +13,7 @@ from client.aio import AsyncClient, AsyncFrameStream
 from client.connection import ADDRESS_ENV, DEFAULT_ADDRESS, Retry
 from client.errors import SudokuError
 from client.results import BatchItem, CountChunk, SolveResult
+from client.stepping import AsyncStepSearch, StepSearch
 from client.sync import Client, FrameStream
 
 __all__ = [
@@ -20,11 +21,13 @@ __all__ = [
     "DEFAULT_ADDRESS",
     "AsyncClient",
     "AsyncFrameStream",
+    "AsyncStepSearch",
     "BatchItem",
     "Client",
     "CountChunk",
     "FrameStream",
     "Retry",
     "SolveResult",
+    "StepSearch",
     "SudokuError",
 ]

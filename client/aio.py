@@ -30,6 +30,7 @@ from client.errors import SudokuError
 from client.requests import MANY_CHUNK, count_request, explain_request, generate_request, hint_request
 from client.resume import ResumePoint, StreamState, ended_early
 from client.results import BatchItem, CountChunk, SolveResult
+from client.stepping import AsyncStepSearch, start_request
 from sudoku.v1 import sudoku_pb2 as pb
 
 log = logging.getLogger("sudoku.client")
@@ -92,6 +93,16 @@ class AsyncClient(ClientCore["AsyncFrameStream", Coroutine[Any, Any, SolveResult
                       timeout: float | None = DEFAULT) -> pb.ExplainReply:
         """The board's whole logical solution, step by step."""
         return await self._unary(self._stub.Explain, explain_request(board, pencil_marks), timeout)
+
+    def search(self, board: str, *, entries: str = "", strategy: str | None = None,
+               tie_break: str | None = None, seed: int = 0, timeout: float | None = DEFAULT) -> AsyncStepSearch:
+        """A search to step through; see Client.search (its methods are awaited)."""
+        start = start_request(board, entries, strategy, tie_break, seed)
+        return AsyncStepSearch(self, start, self._timeout(timeout))
+
+    async def step(self, request: pb.StepRequest, *, timeout: float | None = DEFAULT) -> pb.StepReply:
+        """One Step call as it is; see Client.step."""
+        return await self._unary(self._stub.Step, request, timeout)
 
     async def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
                     include_solution: bool = False, timeout: float | None = DEFAULT) -> pb.CountReply:

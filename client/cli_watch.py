@@ -39,6 +39,10 @@ progress bar of steps out of the search's total. Keys: space pauses and
 resumes, q stops and cancels the job. A dropped connection is resumed.
 
 --compare plays naive and mrv side by side in the same duration.
+--step moves the search only when asked, from the keyboard: → or n one
+step, a number then Enter that many, space plays at --speed steps a second
+and pauses, q quits; the counters show placements, retractions and the
+depth (placements - retractions). The service keeps nothing between steps.
 --plain prints one line per frame instead (for pipes and tests):
   STRATEGY SEQ STEPS/TOTAL CURSOR OUTCOME BOARD
 where CURSOR is r#c# or -, OUTCOME is - until the last frame, and BOARD
@@ -47,7 +51,8 @@ is 81 characters ('.' blank).
 examples:
   $ sudoku watch --duration 10s puzzle.txt
   $ sudoku watch --compare --duration 20s hard.txt
-  $ sudoku watch --plain --duration 2s puzzle.txt | tail -1"""
+  $ sudoku watch --plain --duration 2s puzzle.txt | tail -1
+  $ sudoku watch --step --compare hard.txt"""
 
 
 def duration(text: str) -> float:
@@ -66,6 +71,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                         help="how the search picks a cell (default: mrv)")
     parser.add_argument("--compare", action="store_true", help="naive and mrv side by side")
     parser.add_argument("--plain", action="store_true", help="one text line per frame, no animation")
+    parser.add_argument("--step", action="store_true",
+                        help="step the search from the keyboard instead: → or n one step, a number then Enter "
+                             "that many, space plays and pauses, q quits")
+    parser.add_argument("--speed", type=float, default=10.0, metavar="STEPS",
+                        help="with --step: steps a second that space plays (default: 10)")
 
 
 class Watched:
@@ -224,9 +234,14 @@ def summary(watched: Watched) -> str:
 
 
 def exit_code(watched: list[Watched]) -> int:
+    return exit_code_of([w.shown.drawing.outcome for w in watched])
+
+
+def exit_code_of(outcome_list: list[int]) -> int:
+    """The exit code of searches that ended (or stopped) with these outcomes."""
     from client.cli import FAILED, GAVE_UP, OK, UNSOLVABLE
 
-    outcomes = {w.shown.drawing.outcome for w in watched}
+    outcomes = set(outcome_list)
     if pb.EXHAUSTED in outcomes:
         return UNSOLVABLE
     if pb.GAVE_UP in outcomes:
@@ -264,4 +279,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from client.cli import read_puzzle
 
     board = read_puzzle(args.file)
+    if args.step:
+        from client.cli_step import cmd_step
+
+        return cmd_step(args, board)
     return asyncio.run(watch_async(args, board))

@@ -1,4 +1,4 @@
-"""Drawing a solve's frames the way a client shows them.
+"""Drawing a solve's frames, or a stepped search's steps, the way a client shows them.
 
 The proto's recipe: each message is a frame and, with runs, the frames
 of its `next_frames`; start from the first frame's board; apply each
@@ -6,6 +6,10 @@ frame's `steps` or `changes` in order (value 0 clears a cell); a frame with
 a non-empty `board` (a keyframe) then replaces the drawing. The first frame
 a stream sends carries `job` (givens and entries); cells that are neither
 hold the search's tentative values.
+
+A Step reply (pb.StepReply) is drawn by its own recipe, the same idea:
+start from its `first_board` when it has one, else from what is drawn;
+apply its steps in order; its `board` is then the drawing (Drawing.steps).
 """
 
 from __future__ import annotations
@@ -90,6 +94,45 @@ class Drawing:
         self.total_steps = frame.total_steps or self.total_steps
         if frame.outcome:
             self.outcome, self.solution, self.conflicts = frame.outcome, frame.solution, list(frame.conflicts)
+
+    def steps(self, reply: pb.StepReply, each=None) -> None:
+        """Draws a Step reply's steps, calling each(drawing) after every one
+        when given (the cursor and counters then are those after that step)."""
+        if reply.first_board:
+            self.board = list(reply.first_board)
+        if self.board is None:
+            raise FrameError("a Step reply without first_board needs the board it starts from")
+        events = pairs(reply.steps)
+        counters = pb.Counters(solutions=reply.counters.solutions)
+        placed = sum(1 for _, value in events if value)
+        counters.placements = reply.counters.placements - placed
+        counters.retractions = reply.counters.retractions - (len(events) - placed)
+        for i, (cell, value) in enumerate(events):
+            self.board[cell] = str(value) if value else "."
+            if value:
+                counters.placements += 1
+            else:
+                counters.retractions += 1
+            counters.steps = counters.placements + counters.retractions
+            last = i == len(events) - 1
+            self.cursor = reply.cursor if last else events[i + 1][0]
+            if each is not None and not last:
+                self.counters = pb.Counters()
+                self.counters.CopyFrom(counters)
+                each(self)
+        if "".join(self.board) != reply.board:
+            raise FrameError(f"the steps up to {reply.last_step} drew a board that is not the reply's")
+        self.cursor = reply.cursor
+        self.counters = reply.counters
+        if reply.outcome:
+            self.outcome, self.solution, self.conflicts = reply.outcome, reply.solution, list(reply.conflicts)
+        if each is not None:
+            each(self)
+
+    @property
+    def depth(self) -> int:
+        """Values the search has on the board: placements - retractions."""
+        return self.counters.placements - self.counters.retractions
 
     @property
     def text(self) -> str:

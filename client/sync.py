@@ -32,6 +32,7 @@ from client.errors import SudokuError
 from client.requests import MANY_CHUNK, count_request, explain_request, generate_request, hint_request
 from client.resume import ResumePoint, StreamState, ended_early
 from client.results import BatchItem, CountChunk, SolveResult
+from client.stepping import StepSearch, start_request
 from sudoku.v1 import sudoku_pb2 as pb
 
 Reply = TypeVar("Reply")
@@ -91,6 +92,18 @@ class Client(ClientCore["FrameStream", SolveResult]):
                 timeout: float | None = DEFAULT) -> pb.ExplainReply:
         """The board's whole logical solution, step by step."""
         return self._unary(self._stub.Explain, explain_request(board, pencil_marks), timeout)
+
+    def search(self, board: str, *, entries: str = "", strategy: str | None = None,
+               tie_break: str | None = None, seed: int = 0, timeout: float | None = DEFAULT) -> StepSearch:
+        """A search to step through (the Step RPC): step(), run(n), play(),
+        goto(k) on the same search, its position and drawing kept; see
+        client.stepping. Nothing is called until the first step."""
+        start = start_request(board, entries, strategy, tie_break, seed)
+        return StepSearch(self, start, self._timeout(timeout))
+
+    def step(self, request: pb.StepRequest, *, timeout: float | None = DEFAULT) -> pb.StepReply:
+        """One Step call as it is: start a search or go on from a position."""
+        return self._unary(self._stub.Step, request, timeout)
 
     def count(self, board: str, *, limit: int = 2, max_steps: int = 0, time_limit_ms: int = 0,
               include_solution: bool = False, timeout: float | None = DEFAULT) -> pb.CountReply:

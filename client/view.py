@@ -86,20 +86,25 @@ def grid(drawing: Drawing, colour: bool) -> Text:
 def counters(drawing: Drawing) -> Text:
     c = drawing.counters
     total = f"{drawing.total_steps:,}" if drawing.total_steps else "?"
-    return Text(f"steps {c.steps:,} / {total}\nplacements {c.placements:,}\nretractions {c.retractions:,}",
-                no_wrap=True, overflow="ellipsis")
+    return Text(f"steps {c.steps:,} / {total}\nplacements {c.placements:,}\nretractions {c.retractions:,}\n"
+                f"depth {drawing.depth:,}", no_wrap=True, overflow="ellipsis")
 
 
 def panel(shown: Shown, colour: bool) -> Panel:
     drawing = shown.drawing
-    bar = ProgressBar(total=drawing.total_steps or None, completed=drawing.counters.steps, width=WIDTH)
+    # A stepped search's length is not known: no bar, rather than one pulsing.
+    bar = ProgressBar(total=drawing.total_steps, completed=drawing.counters.steps, width=WIDTH) \
+        if drawing.total_steps else Text("")
     body = Group(grid(drawing, colour), counters(drawing), bar)
     cursor = cell_name(drawing.cursor) if drawing.cursor >= 0 else "-"
     return Panel(body, title=f"{shown.title}: {shown.status}", title_align="left",
                  subtitle=f"cursor {cursor}", subtitle_align="right", width=WIDTH + 4, padding=(0, 1))
 
 
-def legend(colour: bool, keys: bool) -> Text:
+WATCH_KEYS = "space pause/resume, q quit"
+
+
+def legend(colour: bool, keys: bool, keys_text: str = WATCH_KEYS) -> Text:
     text = Text()
     if colour:
         for label, style in (("given", STYLES["given"]), ("entry", STYLES["entry"]), ("search", STYLES["search"]),
@@ -109,14 +114,19 @@ def legend(colour: bool, keys: bool) -> Text:
     else:
         text.append(" 5  given   5' entry   5* search   >5 cursor")
     if keys:
-        text.append("   space pause/resume, q quit")
+        text.append("   " + keys_text)
     return text
 
 
-def screen(shown: Sequence[Shown], colour: bool, keys: bool = False) -> RenderableType:
-    """Every watched search side by side, with a legend under them."""
+def screen(shown: Sequence[Shown], colour: bool, keys: bool = False, keys_text: str = WATCH_KEYS,
+           prompt: str = "") -> RenderableType:
+    """Every watched search side by side, with a legend under them (and a
+    line for what is being typed, when there is)."""
     row = Table.grid(padding=(0, 2))
     for _ in shown:
         row.add_column()
     row.add_row(*(panel(s, colour) for s in shown))
-    return Group(row, legend(colour, keys))
+    parts: list[RenderableType] = [row, legend(colour, keys, keys_text)]
+    if prompt:
+        parts.append(Text(prompt, no_wrap=True))
+    return Group(*parts)

@@ -1,4 +1,4 @@
-"""Unary calls, many to a job: Hint, CountSolutions, Grade and Explain.
+"""Unary calls, many to a job: Hint, CountSolutions, Grade, Explain and Step.
 
 A call of one of these kinds is first a cheap one (sudoku/lanes.py): calls
 of its kind that arrive while a job of theirs waits in the queue, or while
@@ -200,7 +200,7 @@ class Coalescer:
 class UnaryCalls:
     """Coalesced calls of every kind, and the waits for their replies."""
 
-    KINDS = ("hint", "count", "grade", "explain")
+    KINDS = ("hint", "count", "grade", "explain", "step")
 
     def __init__(self, jobs: Jobs, enqueuer: Enqueuer, inbox: Inbox, shares: Shares):
         self.jobs = jobs

@@ -155,6 +155,18 @@ class Settings:
     # Generate: puzzles per call at most, and per RQ job.
     max_generate: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_GENERATE", "ceiling": True})
     generate_job_size: int = field(default=8, metadata={"env": "SUDOKU_GENERATE_JOB_SIZE"})
+    # Step: steps one call returns at most, and steps it may take first
+    # without returning them (a position, or a replay to one): a call's work
+    # is at most their sum, whatever the depth of the search.
+    max_step_count: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_STEP_COUNT", "ceiling": True})
+    max_step_skip: int = field(default=1_000_000, metadata={"env": "SUDOKU_MAX_STEP_SKIP", "ceiling": True})
+    # The key that signs Step positions (any string; a secret, so left out of
+    # repr()), the same for every service and worker of a deployment
+    # (sudoku-server hands it to its workers). Empty: a random key kept in
+    # Redis, shared by every process on it (sudoku/positions.py). Set it
+    # where positions must outlive a Redis that restarts empty, or span
+    # several Redis deployments.
+    position_key: str = field(default="", repr=False, metadata={"env": "SUDOKU_POSITION_KEY"})
     # Identical count and hint requests within this many seconds are answered
     # from a cache (0 turns it off).
     cache_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_CACHE_TTL_S"})

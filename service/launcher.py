@@ -41,13 +41,22 @@ EXAMPLES = """examples:
 """
 
 
+def worker_env(settings: Settings) -> dict[str, str]:
+    """What the workers sudoku-server starts take from its settings: the
+    worker class, and the key of Step positions, which they sign with."""
+    env = {"SUDOKU_WORKER_CLASS": settings.worker_class}
+    if settings.position_key:
+        env["SUDOKU_POSITION_KEY"] = settings.position_key
+    return env
+
+
 async def serve(settings: Settings) -> None:
     embedded = None
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.redis_server, settings.redis_maxmemory_mb).start()
         settings.redis_url = embedded.url
     supervisor = Supervisor(
-        settings.workers, settings.redis_url, settings.log_level, env={"SUDOKU_WORKER_CLASS": settings.worker_class},
+        settings.workers, settings.redis_url, settings.log_level, env=worker_env(settings),
         interactive=settings.interactive_workers if settings.workers else 0,
     )
     app = endpoint = None

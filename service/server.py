@@ -40,9 +40,11 @@ from service.hub import ShuttingDown, StreamHub
 from service.inbox import Inbox
 from service.many import ManyCounter
 from service.pacing import Schedule
+from service.positions import PositionGone
 from service.queueing import Jobs, QueueFull, StoreFull, memory_verdict, new_job_id
 from service.relay import Relay, Trimmed
 from service.shares import Shares
+from service.stepping import Stepping
 from service.stops import Stops
 from service.validate import Invalid
 from service.waiting import JobFailed, JobLost, JobStuck, ResultLost
@@ -89,6 +91,8 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
             f"job_id: the frames of job {exc.job_id} are gone (they expired, or were lost with a Redis "
             "restart); submit the request again"
         )
+    if isinstance(exc, PositionGone):
+        return grpc.StatusCode.NOT_FOUND, str(exc)
     if isinstance(exc, (Unavailable, JobStuck)):
         return grpc.StatusCode.UNAVAILABLE, str(exc)
     if isinstance(exc, LookupError):
@@ -223,6 +227,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         self.many = ManyCounter(settings, jobs, inbox, shares)
         self.grader = Grader(settings, jobs, inbox, shares)
         self.generator = Generator(settings, jobs, inbox, shares)
+        self.stepping = Stepping(settings, hub.waker)
         self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
     @statuses
@@ -308,9 +313,13 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def GetLimits(self, request: pb.GetLimitsRequest, context):
         return limits(self.settings)
 
-    # Hint, Explain, Grade and CountSolutions are coalesced calls
+    # Step, Hint, Explain, Grade and CountSolutions are coalesced calls
     # (service/calls.py): they return the reply message's bytes as the worker
     # made them (register() serializes a message or passes bytes on).
+
+    @statuses
+    async def Step(self, request: pb.StepRequest, context):
+        return await self._unary("step", await self.stepping.spec(request), None, context)
 
     @statuses
     async def Hint(self, request: pb.HintRequest, context):

@@ -132,6 +132,12 @@ def result(job_id: str) -> str:
     return Result.get_key(job_id)
 
 
+# String, no expiry: the random key that signs Step positions when
+# SUDOKU_POSITION_KEY is unset. Written once by whichever service instance
+# comes first (SET NX) and read back by every instance (service/positions.py),
+# which writes its own again if a restarted Redis has none.
+POSITION_KEY = f"{PREFIX}:position-key"
+
 MAINTENANCE_LOCK = f"{PREFIX}:maintenance-lock"
 
 # Sorted set: every job the service queued, scored by when (worker/recovery.py).

@@ -8,7 +8,7 @@ field (defaults and ceilings applied); the worker trusts them.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -54,6 +54,21 @@ class SolveSpec(Spec):
     def board(self) -> str:
         """Givens and entries on one board: the search fixes both."""
         return "".join(e if e != "." else g for g, e in zip(self.givens, self.entries))
+
+
+@dataclass
+class StepSpec(Spec):
+    """A Step call: start a search (board and options) or resume one (snapshot)."""
+
+    board: str  # givens and entries on one board, 81 chars; "" with a snapshot
+    strategy: str  # "mrv" | "naive"; "" with a snapshot, which holds it
+    tie_break: str  # "rotate" | "first" | "random"; likewise
+    seed: int
+    snapshot: str  # the engine's snapshot (stepper.h), base64; "" to start
+    steps: int  # taken and returned, >= 1
+    skip: int  # taken first, not returned
+    max_steps: int  # the search's ceiling: it ends GAVE_UP there
+    adjustments: list[str] = field(default_factory=list)  # what the service clamped, for the reply
 
 
 @dataclass

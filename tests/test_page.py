@@ -4,7 +4,9 @@ a puzzle, play, take hints that go on from the player's pencil marks (their
 sentences, patterns and eliminations), see wrong entries and marks named,
 generate a puzzle of a level, watch naive and MRV solve to the end and
 compare the drawn grids with the solution, stop (Cancel), resume and
-reset; a web game on another origin calls the API through CORS.
+reset; step the searches one step at a time (taps and →), run N, play,
+each drawing the reference stepper's; a web game on another origin calls
+the API through CORS.
 Screenshots go to the test's temporary folder. Also: the committed client
 bundle is what `make web` makes from the proto.
 
@@ -28,7 +30,7 @@ import pytest
 from client.frames import draw, split
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
-from worker import engine, hints, logic
+from worker import engine, hints, logic, reference
 
 # A browser, and a wait for each drawing: seconds a test.
 pytestmark = pytest.mark.slow
@@ -212,7 +214,8 @@ def test_a_game_is_played_with_a_hint_and_its_pencil_marks(browser, service, tmp
 # Every control a player uses, and the three grids.
 CONTROLS = ("#builtin", "#puzzle-text", "#load", "#level", "#generate", "#game", "#keypad button", "#hint",
             "#fill-marks", "#clear-entries", "#duration", "#watch-start", "#watch-stop", "#watch-resume",
-            "#watch-reset", "#watch-naive .grid", "#watch-mrv .grid", "#step-table")
+            "#watch-reset", "#watch-step", "#watch-run", "#run-count", "#step-speed", "#watch-naive .grid",
+            "#watch-mrv .grid", "#step-table")
 
 
 @needs_chromium
@@ -361,7 +364,7 @@ def test_watch_draws_naive_and_mrv_to_the_solution_with_the_players_entries(brow
         assert "entry" in cell_classes(browser, root, 2) and "given" in cell_classes(browser, root, 0)
         assert "search" in cell_classes(browser, root, 3), root  # a blank the search filled
     table = step_table(browser)
-    assert table["naive"][3] == table["mrv"][3] == "solved"
+    assert table["naive"][4] == table["mrv"][4] == "solved"
 
 
 @needs_chromium
@@ -373,9 +376,9 @@ def test_the_empty_board_takes_naive_701_steps(browser, service, tmp_path):
     wait_for(browser, "document.getElementById('puzzle-status').textContent.startsWith('Loaded')")
     watch_to_the_end(browser, 2000)
     table = step_table(browser)
-    assert table["naive"] == ["701", "391", "310", "solved"]  # 81 placements kept, 310 taken back and redone
-    steps, placements, retractions = (int(n.replace(",", "")) for n in table["mrv"][:3])
-    assert table["mrv"][3] == "solved" and steps == placements + retractions and placements - retractions == 81
+    assert table["naive"] == ["701", "391", "310", "81", "solved"]  # 81 placements kept, 310 taken back and redone
+    steps, placements, retractions, depth = (int(n.replace(",", "")) for n in table["mrv"][:4])
+    assert table["mrv"][4] == "solved" and steps == placements + retractions and placements - retractions == depth == 81
     for root in ("#watch-naive", "#watch-mrv"):
         assert is_completion("." * 81, drawn(browser, root)), root
     browser.save_screenshot(str(tmp_path / "empty.png"))
@@ -438,7 +441,7 @@ def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browse
     solution = drawn(browser, "#watch-mrv")
     assert is_completion(HARDEST, solution)
     assert drawn(browser, "#watch-naive") == solution
-    assert step_table(browser)["naive"] == ["671,215", "335,637", "335,578", "solved"]
+    assert step_table(browser)["naive"] == ["671,215", "335,637", "335,578", "59", "solved"]
     browser.save_screenshot(str(tmp_path / "resumed.png"))
 
     # Reset is Watch from 0: the same job's search from its start, to the end again.
@@ -464,6 +467,126 @@ def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browse
     assert watcher(browser, "#watch-naive")["job"] != finished
     assert drawn(browser, "#watch-naive") == solution
     assert step_table(browser)["naive"][0] == "671,215"
+
+
+def shown_step(driver, root: str) -> dict:
+    """Where a watcher's drawing is: its board, cursor, step-table row and
+    data, read at one moment (a reply drawn between two reads would mix two steps)."""
+    return driver.execute_script(
+        "const w = document.querySelector(arguments[0]);"
+        "const cells = [...w.querySelectorAll('.cell')];"
+        "return {...w.dataset,"
+        " board: cells.map(c => c.firstChild && c.firstChild.nodeType === 3 ? c.textContent : '.').join(''),"
+        " cursor: cells.flatMap((c, i) => c.classList.contains('cursor') ? [i] : []),"
+        " row: [...document.querySelectorAll(`#step-table tr[data-strategy=${w.dataset.strategy}] td`)]"
+        "  .map(td => td.textContent)}", root)
+
+
+def expected(python: reference.Stepper, outcome: str = "stepping") -> dict:
+    row = [f"{python.steps:,}", f"{python.placements:,}", f"{python.retractions:,}",
+           f"{python.placements - python.retractions:,}", outcome]
+    return {"board": python.board, "cursor": [python.cursor] if python.cursor >= 0 else [], "row": row}
+
+
+def at_step(driver, naive: int, mrv: int) -> None:
+    wait_for(driver, "document.getElementById('watch-naive').dataset.step === arguments[0] && "
+                     "document.getElementById('watch-mrv').dataset.step === arguments[1] && "
+                     "[...document.querySelectorAll('.watcher')].every(w => w.dataset.state !== 'running')",
+             str(naive), str(mrv))
+
+
+def same_drawing(driver, root: str, python: reference.Stepper, outcome: str = "stepping") -> None:
+    shown = shown_step(driver, root)
+    assert {k: shown[k] for k in ("board", "cursor", "row")} == expected(python, outcome), (root, python.steps)
+
+
+@needs_chromium
+def test_a_learner_steps_30_runs_10000_and_plays_to_the_end(browser, service, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(page_url(service))
+    load(browser, HARDEST)
+    naive, mrv = reference.Stepper(HARDEST, strategy="naive"), reference.Stepper(HARDEST, strategy="mrv")
+    for step in range(1, 31):
+        if step % 2:
+            click(browser, "#watch-step")  # a tap
+        else:
+            press(browser, "\ue014")  # →, with no cell of the game selected
+        at_step(browser, step, step)
+        naive.run(1)
+        mrv.run(1)
+        same_drawing(browser, "#watch-naive", naive)
+        same_drawing(browser, "#watch-mrv", mrv)
+        assert watcher(browser, "#watch-naive")["mode"] == "step"
+    browser.save_screenshot(str(tmp_path / "step-30.png"))
+
+    field = browser.find_element("id", "run-count")
+    field.clear()
+    field.send_keys("10000")
+    click(browser, "#watch-run")
+    at_step(browser, 10_030, 1_675)  # MRV ends on the way
+    naive.run(10_000)
+    mrv.skip(10**6)
+    same_drawing(browser, "#watch-naive", naive)
+    same_drawing(browser, "#watch-mrv", mrv, "solved")
+    assert watcher(browser, "#watch-mrv")["state"] == "done"
+
+    # Resume plays the steps on, on the page's clock, at the speed chosen: to the end.
+    Select(browser.find_element("id", "step-speed")).select_by_value("100000")
+    click(browser, "#watch-resume")
+    all_states(browser, "done")
+    naive.skip(10**7)
+    same_drawing(browser, "#watch-naive", naive, "solved")
+    assert drawn(browser, "#watch-naive") == drawn(browser, "#watch-mrv") == naive.solution
+    assert is_completion(HARDEST, naive.solution) and naive.steps == 671_215
+    assert browser.find_element("id", "watch-step").get_attribute("disabled")
+    browser.save_screenshot(str(tmp_path / "stepped-to-the-end.png"))
+
+
+@needs_chromium
+def test_step_takes_over_a_watched_solve_where_it_is_drawn_and_play_stop_reset_go_on_stepping(browser, service):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(page_url(service))
+    load(browser, HARDEST)
+    Select(browser.find_element("id", "duration")).select_by_value("60000")
+    click(browser, "#watch-start")
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 5")
+    click(browser, "#watch-step")
+    wait_for(browser, "[...document.querySelectorAll('.watcher')].every(w => w.dataset.mode === 'step' && "
+                      "w.dataset.state === 'stopped' && w.dataset.replies === '1')")
+    for root, strategy in (("#watch-naive", "naive"), ("#watch-mrv", "mrv")):
+        shown = shown_step(browser, root)
+        python = reference.Stepper(HARDEST, strategy=strategy)
+        python.skip(int(shown["step"]))
+        assert {k: shown[k] for k in ("board", "cursor", "row")} == expected(python), root
+        assert int(shown["step"]) > 1  # it went on from the frames drawn, not from 0
+
+    # Play at 10 steps a second, then Stop holds it where it is; Step goes on from there.
+    click(browser, "#watch-resume")
+    wait_for(browser, "document.getElementById('watch-naive').dataset.state === 'running'")
+    held = int(watcher(browser, "#watch-naive")["step"])
+    wait_for(browser, "Number(document.getElementById('watch-naive').dataset.step) > arguments[0] + 3", held)
+    click(browser, "#watch-stop")
+    all_states(browser, "running", negate=True)
+    stopped = int(watcher(browser, "#watch-naive")["step"])
+    browser.execute_script("return new Promise(r => setTimeout(r, 500))")
+    assert int(watcher(browser, "#watch-naive")["step"]) == stopped, "drawn on after Stop"
+    click(browser, "#watch-step")
+    wait_for(browser, "document.getElementById('watch-naive').dataset.step === arguments[0]", str(stopped + 1))
+    python = reference.Stepper(HARDEST, strategy="naive")
+    python.skip(stopped + 1)
+    same_drawing(browser, "#watch-naive", python)
+
+    # Reset goes back to step 0 of the same search, and stepping starts there again.
+    click(browser, "#watch-reset")
+    at_step(browser, 0, 0)
+    assert drawn(browser, "#watch-naive") == HARDEST
+    click(browser, "#watch-step")
+    at_step(browser, 1, 1)
+    python = reference.Stepper(HARDEST, strategy="naive")
+    python.run(1)
+    same_drawing(browser, "#watch-naive", python)
 
 
 @needs_chromium

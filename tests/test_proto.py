@@ -122,7 +122,11 @@ def test_replies_in_json_read_the_same_with_the_released_proto(tmp_path):
     pool = _released_pool(tmp_path)
     checked = 0
     for message, field, numbers in _enum_fields():
-        old_class = message_factory.GetMessageClass(pool.FindMessageTypeByName(message.full_name))
+        try:
+            old_message = pool.FindMessageTypeByName(message.full_name)
+        except KeyError:
+            continue  # a message added since the release (StepReply): no client of the release reads it
+        old_class = message_factory.GetMessageClass(old_message)
         new_class = message_factory.GetMessageClass(message)
         old_field = old_class.DESCRIPTOR.fields_by_name[field.name]
         released = {v.number for v in old_field.enum_type.values}

@@ -20,6 +20,11 @@ class Stepper:
         """Take up to `budget` steps; 2 bytes (cell, value or 0) per step."""
     def skip(self, budget: int, /) -> int:
         """Take up to `budget` steps without events; return how many."""
+    def export(self) -> bytes:
+        """The state of a running search of limit 1 as a snapshot (stepper.h); ValueError otherwise."""
+    @classmethod
+    def resume(cls, snapshot: bytes | bytearray | memoryview, /, *, max_steps: int | None = None) -> Stepper:
+        """The search a snapshot holds, checked completely; ValueError naming the fault."""
     @property
     def status(self) -> Status: ...
     @property

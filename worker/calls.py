@@ -36,7 +36,7 @@ from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
 from sudoku.replies import count_reply
 from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import counting, logic, metrics
+from worker import counting, logic, metrics, stepping
 from worker.grades import grade_board
 from worker.hints import NeedsHarder, explain, hint
 
@@ -54,6 +54,14 @@ INBOX_TTL_S = 3600
 
 class Harder(Exception):
     """The call's answer needs more than the cheap lane's bounds."""
+
+
+class Refused(Exception):
+    """The call's own error, with its status code (a Step position the engine refuses)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
 
 
 def _hint(spec: dict, cheap: bool) -> bytes:
@@ -95,11 +103,20 @@ def _count(spec: dict, cheap: bool) -> bytes:
     return count_reply(result).SerializeToString()
 
 
+def _step(spec: dict, cheap: bool) -> bytes:
+    try:
+        return stepping.answer(spec, cheap)
+    except stepping.Heavy:
+        raise Harder() from None
+    except stepping.BadSnapshot as exc:
+        raise Refused("INVALID_ARGUMENT", str(exc)) from None
+
+
 # What a job of each kind does with a call's spec; "harder" kinds (the heavy
 # lane's) take no cheap bounds. Whether a reply may be cached: a count only
 # when complete (an incomplete one depends on the time limit and the machine).
 KINDS: dict[str, Callable[[dict, bool], bytes]] = {"hint": _hint, "explain": _explain, "grade": _grade,
-                                                   "count": _count}
+                                                   "count": _count, "step": _step}
 
 
 def _cacheable(kind: str, reply: bytes) -> bool:
@@ -186,6 +203,9 @@ def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any],
         took = time.monotonic() - started
         metrics.call_ran(kind, "harder", took)
         return {"c": call["i"], "x": "1", "us": int(took * 1e6)}, "", b""
+    except Refused as exc:
+        metrics.call_ran(kind, "refused", time.monotonic() - started)
+        return {"c": call["i"], "e": exc.code, "m": str(exc)}, "", b""
     except ValueError as exc:  # the service checked the call: this is a bug, said as such
         log.exception("a %s call failed", kind)
         metrics.call_ran(kind, "failed", time.monotonic() - started)

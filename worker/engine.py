@@ -21,6 +21,17 @@ Steps
     `skip(budget)` takes the same steps without events. Slicing never changes
     the search, and the same inputs and options always give the same steps.
 
+Snapshots
+    `Stepper.export()` writes a running search (limit 1) as at most 224
+    bytes; `Stepper.resume(snapshot, max_steps=None)` goes on from them,
+    taking exactly the steps the original would have taken, in any process.
+    The bytes are distrusted: resume rebuilds the state from the search's
+    path, checking every frame against what the strategy decides there, and
+    raises ValueError naming the fault ("snapshot of 70 bytes, frame 3: the
+    value is not a candidate of the cell"). The format and what is checked
+    (and what cannot be: the step count above its path's, the random
+    tie-break's generator) are in stepper.h, SNAPSHOTS.
+
 Strategies (which blank cell to decide next)
     "naive": the first blank in reading order (701 steps on the empty board).
     "mrv": a blank with the fewest candidates, a true minimum (a cell with none

@@ -9,7 +9,8 @@ with the reply messages' bytes, and keep no result in RQ:
 
 - solve, on_solve_failure: worker/solving.py (the frames on the job's stream);
 - calls, on_calls_failure: a coalesced job of unary calls (Hint,
-  CountSolutions, Grade, Explain; worker/calls.py);
+  CountSolutions, Grade, Explain, Step; worker/calls.py, a Step's work
+  worker/stepping.py);
 - part, on_part_failure: a part of a batch or streaming call (CountBatch,
   CountMany, GradeMany, Generate; worker/batches.py).
 """
@@ -75,16 +76,3 @@ def part(args: dict[str, Any]) -> None:
 def on_part_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
     """RQ failure callback of a part: its caller hears of it when no retry is left."""
     batches.on_failure(job, connection, exc_type, exc_value, traceback)
-
-
-
-
-
-
-
-
-
-
-
-
-

@@ -71,7 +71,8 @@ def job_ran(job, ok: bool, seconds: float) -> None:
 
 def call_ran(kind: str, outcome: str, seconds: float) -> None:
     """Records one call of a coalesced job (worker/calls.py), as a job of
-    its kind: outcome ok, harder (gone on to the heavy lane) or failed."""
+    its kind: outcome ok, harder (gone on to the heavy lane), refused (the
+    call's own error: a Step position the engine refuses) or failed."""
     try:
         JOB_DURATION.labels(kind).observe(seconds)
         JOBS.labels(kind, outcome).inc()

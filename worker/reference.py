@@ -1,8 +1,10 @@
 """The stepper again, in plain Python: the oracle the C one is tested against.
 
-Same constructor, `run`, `skip` and state attributes as `worker.engine.Stepper`,
-and the same event sequence and counters, step for step (the contract is in
-worker/csrc/stepper.h and the worker.engine docstring). It is written to be
+Same constructor, `run`, `skip`, `export`, `resume` and state attributes as
+`worker.engine.Stepper`, and the same event sequence and counters, step for
+step, the same snapshot bytes and the same verdict (and message) on any
+snapshot (the contract is in worker/csrc/stepper.h and the worker.engine
+docstring). It is written to be
 read next to that contract, not to be fast: candidates are recomputed from
 the units' used values whenever they are needed, where the C keeps them up to
 date incrementally. The two share only the board parser, `parse_board`, the
@@ -25,6 +27,35 @@ ALL_VALUES = 0x1FF  # bit v-1 set means value v
 
 ROW, COLUMN, BOX = 0, 1, 2
 MASK64 = (1 << 64) - 1
+
+# Snapshots (stepper.h, SNAPSHOTS): the C enums' numbers, the header's size
+# and what stepper_snapshot_error says, in the order of the codes.
+SNAPSHOT_VERSION = 1
+SNAPSHOT_HEADER = 62
+STRATEGY_CODES = {"naive": 0, "mrv": 1}
+TIE_BREAK_CODES = {"first": 0, "rotate": 1, "random": 2}
+SNAPSHOT_ERRORS = {
+    "size": "its size is not 62 bytes plus 2 a frame (truncated, or bytes after its end)",
+    "version": "it is not a version 1 snapshot",
+    "options": "its strategy or tie-break is not one the engine knows",
+    "cells": "a cell holds a value above 9, or the last byte's high nibble is not 0",
+    "conflict": "its fixed cells break a rule (such a search ends at step 0)",
+    "depth": "its depth is not 1-81",
+    "top": "its top flag is not 0 or 1",
+    "cell": "the cell is not one the search decides there",
+    "value": "the value is not a candidate of the cell",
+    "untried": "no value is left to try in the top frame (the search pops such a frame)",
+    "solved": "its values fill the board: a solved search, not a running one",
+    "steps": "its step count is below the steps of its own path, or of the wrong parity",
+}
+
+
+class BadSnapshot(ValueError):
+    """A snapshot the search could not rest in; the message names the fault."""
+
+    def __init__(self, size: int, fault: str, frame: int | None = None) -> None:
+        where = f", frame {frame}" if frame is not None else ""
+        super().__init__(f"snapshot of {size} bytes{where}: {SNAPSHOT_ERRORS[fault]}")
 
 
 def units_of(cell: int) -> tuple[int, int, int]:
@@ -71,6 +102,11 @@ class Frame:
     candidates: list[int]  # ascending, as when the frame was pushed
     tried: int = 0  # how many of them have been placed so far
     value: int = 0  # on the board now, or 0
+
+
+def grid_text(values: list[int]) -> str:
+    """81 values (0 blank) as a board string."""
+    return "".join(str(v) if v else "." for v in values)
 
 
 def find_conflicts(cells: bytes) -> list[int]:
@@ -245,6 +281,101 @@ class Stepper:
             self._step()
             taken += 1
         return taken
+
+    # ---- snapshots ----
+
+    def export(self) -> bytes:
+        """The snapshot of this search (stepper.h, SNAPSHOTS), from its own state."""
+        if self._status != "running" or self._limit != 1:
+            raise ValueError("only a running search of limit 1 has a snapshot")
+        fixed = list(self._board) + [0]
+        for frame in self._stack:
+            if frame.value:
+                fixed[frame.cell] = 0
+        out = bytearray([SNAPSHOT_VERSION, STRATEGY_CODES[self._strategy], TIE_BREAK_CODES[self._tie_break]])
+        out += self._rng.state.to_bytes(8, "little") + self._steps.to_bytes(8, "little")
+        out += bytes(fixed[2 * i] | fixed[2 * i + 1] << 4 for i in range(41))
+        out += bytes([len(self._stack), 1 if self._stack[-1].value else 0])
+        for frame in self._stack:
+            last_tried = frame.candidates[frame.tried - 1] if frame.tried else 0
+            out += bytes([frame.cell, frame.value or last_tried])
+        return bytes(out)
+
+    @classmethod
+    def resume(cls, snapshot: bytes, /, *, max_steps: int | None = None) -> Stepper:
+        """The search a snapshot holds, read as stepper.h says, check by check."""
+        data = bytes(snapshot)
+        size = len(data)
+        if size < SNAPSHOT_HEADER:
+            raise BadSnapshot(size, "size")
+        if data[0] != SNAPSHOT_VERSION:
+            raise BadSnapshot(size, "version")
+        depth = data[60]
+        if not 1 <= depth <= 81:
+            raise BadSnapshot(size, "depth")
+        if size != SNAPSHOT_HEADER + 2 * depth:
+            raise BadSnapshot(size, "size")
+        if data[1] > 1 or data[2] > 2:
+            raise BadSnapshot(size, "options")
+        cells = [nibble for byte in data[19:60] for nibble in (byte & 15, byte >> 4)]
+        if max(cells) > 9 or cells.pop() != 0:
+            raise BadSnapshot(size, "cells")
+        if find_conflicts(bytes(cells)):
+            raise BadSnapshot(size, "conflict")
+        if data[61] > 1:
+            raise BadSnapshot(size, "top")
+        strategy = next(name for name, code in STRATEGY_CODES.items() if code == data[1])
+        tie_break = next(name for name, code in TIE_BREAK_CODES.items() if code == data[2])
+        stepper = cls(grid_text(cells), strategy=strategy, tie_break=tie_break, max_steps=max_steps)
+        stepper._rng.state = int.from_bytes(data[3:11], "little")
+        stepper._solutions, stepper._solution = 0, None
+        path = data[SNAPSHOT_HEADER:]
+        path_steps = 0
+        stepper._stack.clear()
+        for i in range(depth):
+            cell, value = path[2 * i], path[2 * i + 1]
+            on = i < depth - 1 or data[61] == 1
+            if cell > 80 or not stepper._could_decide(cell):
+                raise BadSnapshot(size, "cell", i)
+            candidates = stepper._candidates(cell)
+            if value > 9 or (on and not value) or (value and value not in candidates):
+                raise BadSnapshot(size, "value", i)
+            tried = sum(1 for v in candidates if v <= value)
+            if not on and tried == len(candidates):
+                raise BadSnapshot(size, "untried", i)
+            stepper._stack.append(Frame(cell, candidates, tried, value if on else 0))
+            if on:
+                stepper._board[cell] = value
+                stepper._mark(cell, value)
+            path_steps += 2 * tried - (1 if on else 0)
+        if all(stepper._board):
+            raise BadSnapshot(size, "solved")
+        steps = int.from_bytes(data[11:19], "little")
+        on_board = depth - 1 + data[61]
+        if steps < path_steps or (steps - on_board) % 2:
+            raise BadSnapshot(size, "steps")
+        stepper._status = "running"
+        stepper._steps = steps
+        stepper._retractions = (steps - on_board) // 2
+        stepper._placements = on_board + stepper._retractions
+        stepper._check_cap()
+        if stepper._max_steps is not None and steps > stepper._max_steps:
+            stepper._status = "gave_up"
+        return stepper
+
+    def _could_decide(self, cell: int) -> bool:
+        """Whether the search, now, could push a frame on `cell` (under the
+        random tie-break: any cell tied for the fewest candidates, since the
+        draw is not replayed). Draws no random number."""
+        blanks = [c for c in range(81) if not self._board[c]]
+        if self._strategy == "naive":
+            return bool(blanks) and blanks[0] == cell and bool(self._candidates(cell))
+        sizes = {c: self._candidate_mask(c).bit_count() for c in blanks}
+        if not sizes or min(sizes.values()) == 0:
+            return False
+        if self._tie_break == "random":
+            return sizes.get(cell) == min(sizes.values())
+        return self._choose() == cell
 
     # ---- read-only state ----
 

@@ -4,7 +4,7 @@
 // run on the service's workers, reached through sudoku.v1.Sudoku over the
 // Connect protocol (./api.js, made by `make web`); this script keeps the
 // player's board, shows the rules a player can see broken (one value twice
-// in a unit), and draws a search's frames by the proto's recipe.
+// in a unit), and draws a search's frames, or its steps, by the proto's recipes.
 import {
   Code, ConnectError, createClient, createConnectTransport,
   CountReply_Verdict, HintReply_Kind, HintReply_KindSchema, LevelSchema, Outcome, Step_Technique, Step_TechniqueSchema,
@@ -114,6 +114,13 @@ const transport = createConnectTransport({
   }],
 });
 const api = createClient(Sudoku, transport);
+
+// The server's ceilings (GetLimits), asked once: Step's max_step_count and max_step_skip.
+let limitsAsked = null;
+function limits() {
+  limitsAsked ??= api.getLimits({}).catch((error) => { limitsAsked = null; throw error; });
+  return limitsAsked;
+}
 
 /** What to tell the player about a failed call: the service's own message. */
 function problem(error) {
@@ -277,6 +284,11 @@ document.getElementById("keypad").addEventListener("click", (event) => {
 document.getElementById("pencil").addEventListener("click", () => setPencil(!game.pencil));
 document.addEventListener("keydown", (event) => {
   if (event.target.closest("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === "ArrowRight" && (game.selected < 0 || event.target.closest("#watch"))) {
+    watch.steps(1); // → steps the searches, unless it moves the game's selected cell
+    event.preventDefault();
+    return;
+  }
   const moves = { ArrowUp: -9, ArrowDown: 9, ArrowLeft: -1, ArrowRight: 1 };
   if (/^[1-9]$/.test(event.key)) put(Number(event.key));
   else if (["0", ".", "Backspace", "Delete"].includes(event.key)) put(0);
@@ -547,6 +559,9 @@ const CATCH_UP_S = 30;
 // A stopped stream's CANCELLED frame comes within one frame interval and 200 ms.
 const STOP_GRACE_MS = 2000;
 
+// Called when a watcher's state changes (set once the watchers exist).
+let stateChanged = null;
+
 /** One strategy's board: its job, and the drawing of the frames seen so far.
  *
  * Stop is Cancel: the search and every playback of the job end for good
@@ -572,6 +587,10 @@ class Watcher {
   clear() {
     this.controller?.abort();
     this.controller = null;
+    this.player?.abort();
+    this.player = null;
+    this.mode = "watch";
+    this.search = null;
     this.request = null;
     this.jobId = "";
     this.cancelled = false;
@@ -581,6 +600,10 @@ class Watcher {
 
   /** Back to before the first frame (the job is kept, for a replay). */
   restart() {
+    this.position = null; // Step's position (bytes), and the step it is at
+    this.positionStep = 0n;
+    this.replies = 0;
+    this.notice = "";
     this.board = null;
     this.givens = BLANK;
     this.entries = BLANK;
@@ -599,6 +622,7 @@ class Watcher {
     this.state = state;
     this.figure.dataset.state = state;
     this.draw();
+    stateChanged?.(); // the buttons follow (a play that started enables Stop)
   }
 
   get done() {
@@ -642,28 +666,32 @@ class Watcher {
     this.figure.dataset.seq = String(this.seq);
     this.figure.dataset.step = String(this.lastStep);
     this.figure.dataset.job = this.jobId;
+    this.figure.dataset.mode = this.mode;
+    this.figure.dataset.replies = String(this.replies); // Step replies drawn since the search began
     const cells = this.row.querySelectorAll("td");
     this.row.classList.toggle("final", this.done);
     if (!this.counters) {
       this.countersText.textContent = "";
       cells.forEach((td) => { td.textContent = ""; });
-      if (this.state === "running") cells[3].textContent = "starting";
+      if (this.state === "running") cells[4].textContent = "starting";
       return;
     }
     const { steps, placements, retractions } = this.counters;
-    [steps, placements, retractions].forEach((n, i) => { cells[i].textContent = number(n); });
-    const counts = `${number(placements)} placements, ${number(retractions)} retractions`;
+    const depth = BigInt(placements) - BigInt(retractions); // values the search has on the board
+    [steps, placements, retractions, depth].forEach((n, i) => { cells[i].textContent = number(n); });
+    const counts = `${number(placements)} placements, ${number(retractions)} retractions, depth ${number(depth)}`;
     const of = this.total ? ` of ${number(this.total)}` : "";
+    const said = this.notice ? ` (${this.notice})` : "";
     if (this.done) {
       const outcome = OUTCOMES[this.outcome] ?? "over";
-      this.countersText.textContent = `${number(steps)} steps in all: ${counts}; ${outcome}.`;
-      cells[3].textContent = outcome;
-    } else if (this.state === "stopped") {
+      this.countersText.textContent = `${number(steps)} steps in all: ${counts}; ${outcome}.${said}`;
+      cells[4].textContent = outcome;
+    } else if (this.state === "stopped" && this.mode !== "step") {
       this.countersText.textContent = `stopped at step ${number(steps)}${of}: ${counts}`;
-      cells[3].textContent = "stopped";
+      cells[4].textContent = "stopped";
     } else {
-      this.countersText.textContent = `step ${number(steps)}${of}: ${counts}`;
-      cells[3].textContent = this.state === "running" ? "playing" : "";
+      this.countersText.textContent = `step ${number(steps)}${of}: ${counts}${said}`;
+      cells[4].textContent = this.state === "running" ? "playing" : this.mode === "step" ? "stepping" : "";
     }
   }
 
@@ -806,16 +834,202 @@ class Watcher {
     }
   }
 
-  /** Resume is Watch from the last seq drawn. */
-  resume() {
+  /** Resume is Watch from the last seq drawn; once stepping, it plays the steps on. */
+  resume(speed) {
+    if (this.mode === "step") return this.playSteps(speed);
     return this.replay(this.seq, true);
   }
 
-  /** Reset is Watch from 0: the same search from its start. */
+  /** Reset is Watch from 0: the same search from its start; once stepping, step 0. */
   reset() {
+    if (this.mode === "step") return this.resetSteps();
     this.controller?.abort();
     this.restart();
     return this.replay(0n, false);
+  }
+
+  // ---- Stepping (Sudoku.Step): the same search a step or a run at a time,
+  // or played on this page's clock, from where the drawing is. The service
+  // keeps nothing between calls: this watcher holds the position (the bytes
+  // of the last reply) and the step it is at.
+
+  /** Steps from where the drawing is, on the search drawn so far: a watched
+   *  solve's playback stops there (its job goes on; a pause, not a Cancel). */
+  async enterSteps(givens, entries) {
+    if (this.mode === "step") return;
+    this.controller?.abort();
+    this.controller = null;
+    const from = this.request ?? { board: givens, entries, strategy: this.strategy };
+    this.search = { board: from.board, entries: from.entries, strategy: from.strategy };
+    this.mode = "step";
+    this.position = null;
+    this.positionStep = 0n;
+    this.givens = from.board.replace(/\s/g, "").replace(/0/g, ".");
+    this.entries = (from.entries || BLANK).replace(/\s/g, "").replace(/0/g, ".");
+    if (this.board === null) this.board = [...this.givens].map((g, i) => (g !== "." ? g : this.entries[i]));
+    this.setState(this.done ? "done" : "stopped");
+  }
+
+  /** A Step request from `origin` ({position, positionStep, lastStep}): the
+   *  position with the steps drawn past it skipped, else the search from its
+   *  start skipping to the step drawn. */
+  stepRequest(origin, steps) {
+    const skip = origin.lastStep - (origin.position ? origin.positionStep : 0n);
+    const from = origin.position ? { position: origin.position } : { ...this.search };
+    return { ...from, skip, steps: BigInt(steps) };
+  }
+
+  /** The reply to the next `steps` steps from `origin` (where the drawing
+   *  is, by default), drawing nothing. A skip longer than the server takes in
+   *  one call goes in hops; a position whose key the service lost (NOT_FOUND)
+   *  is reached again from the search's start, which gives the same position. */
+  async fetchSteps(steps, origin = this.origin(), signal) {
+    const { maxStepSkip } = await limits();
+    origin = { ...origin };
+    for (let replayed = false; ; replayed = true) {
+      try {
+        while (origin.lastStep - (origin.position ? origin.positionStep : 0n) > maxStepSkip) {
+          const hop = await api.step({ ...this.stepRequest(origin, 1), skip: maxStepSkip - 1n }, { signal });
+          Object.assign(origin, { position: hop.position, positionStep: hop.lastStep });
+        }
+        return await api.step(this.stepRequest(origin, steps), { signal });
+      } catch (error) {
+        const lost = error instanceof ConnectError && error.code === Code.NotFound && origin.position;
+        if (!lost || replayed) throw error;
+        origin.position = null;
+        this.notice = `the service lost this search's position: started over at step ${number(origin.lastStep)}`;
+      }
+    }
+  }
+
+  origin() {
+    return { position: this.position, positionStep: this.positionStep, lastStep: this.lastStep };
+  }
+
+  /** Draws a Step reply by the proto's recipe; with `each`, one step at a
+   *  time, calling `await each()` after every `perTick` steps (false stops). */
+  async drawSteps(reply, perTick = 0, each = null) {
+    if (reply.firstBoard) this.board = reply.firstBoard.split("");
+    const moves = reply.steps;
+    const n = moves.length / 2;
+    let placed = 0;
+    for (let i = 0; i < n; i++) placed += moves[2 * i + 1] ? 1 : 0;
+    let placements = BigInt(reply.counters.placements) - BigInt(placed);
+    let retractions = BigInt(reply.counters.retractions) - BigInt(n - placed);
+    for (let i = 0; i < n && each;) {
+      for (const end = Math.min(n, i + perTick); i < end; i++) {
+        this.board[moves[2 * i]] = moves[2 * i + 1] ? String(moves[2 * i + 1]) : ".";
+        if (moves[2 * i + 1]) placements++;
+        else retractions++;
+      }
+      if (i === n) break;
+      this.lastStep = reply.firstStep + BigInt(i);
+      this.cursor = moves[2 * i]; // the next step's cell: the one being decided
+      this.counters = { steps: this.lastStep, placements, retractions };
+      this.draw();
+      if (!(await each())) return false; // stopped: the drawing stays at lastStep
+    }
+    this.board = reply.board.split(""); // a keyframe: what the steps drew
+    this.replies++;
+    this.lastStep = reply.lastStep;
+    this.cursor = reply.cursor;
+    this.counters = reply.counters;
+    this.position = reply.position.length ? reply.position : null;
+    this.positionStep = reply.lastStep;
+    if (reply.outcome) {
+      this.outcome = reply.outcome;
+      this.solution = reply.solution;
+      this.cursor = -1;
+    }
+    this.setState(this.done ? "done" : this.state);
+    return true;
+  }
+
+  /** Step and Run: `n` steps now, in as many calls as the server's
+   *  max_step_count takes; a run of several calls is playing, which Stop ends. */
+  async stepBy(n) {
+    await this.stopSteps();
+    const { maxStepCount } = await limits();
+    const player = new AbortController();
+    this.player = player;
+    if (BigInt(n) > maxStepCount) this.setState("running");
+    try {
+      for (let left = BigInt(n); left > 0n && !this.done && !player.signal.aborted;) {
+        const reply = await this.fetchSteps(left < maxStepCount ? left : maxStepCount, this.origin(), player.signal);
+        left -= reply.lastStep - reply.firstStep || left;
+        await this.drawSteps(reply);
+      }
+    } catch (error) {
+      if (!player.signal.aborted && !aborted(error)) throw error;
+    } finally {
+      if (this.player === player) {
+        this.player = null;
+        this.setState(this.done ? "done" : "stopped");
+      }
+    }
+  }
+
+  /** Resume once stepping: `speed` steps a second, drawn on this page's
+   *  clock, the next call's steps asked for while these are drawn. */
+  async playSteps(speed) {
+    await this.stopSteps();
+    if (this.done) return;
+    const player = new AbortController();
+    const { signal } = player;
+    this.player = player;
+    this.setState("running");
+    const tickMs = Math.max(1000 / FPS, 1000 / speed);
+    const perTick = Math.max(1, Math.round((speed * tickMs) / 1000));
+    const { maxStepCount } = await limits();
+    const batch = BigInt(Math.min(Number(maxStepCount), Math.max(perTick, speed))); // about a second a call
+    let due = performance.now();
+    const tick = async () => {
+      due += tickMs;
+      await pause(due - performance.now(), signal);
+      return !signal.aborted;
+    };
+    this.playing = (async () => {
+      try {
+        let reply = await this.fetchSteps(batch, this.origin(), signal);
+        for (;;) {
+          const ahead = reply.position.length && !reply.outcome
+            ? this.fetchSteps(batch, { position: reply.position, positionStep: reply.lastStep, lastStep: reply.lastStep }, signal)
+            : null;
+          ahead?.catch(() => {}); // a stop leaves it unread
+          if (!(await this.drawSteps(reply, perTick, tick)) || !ahead || signal.aborted) return;
+          reply = await ahead;
+        }
+      } catch (error) {
+        if (!signal.aborted && !aborted(error)) throw error;
+      } finally {
+        if (this.player === player) {
+          this.player = null;
+          this.setState(this.done ? "done" : "stopped");
+        }
+      }
+    })();
+    return this.playing;
+  }
+
+  /** Stop once stepping: the play holds where it is drawn. */
+  async stopSteps() {
+    const playing = this.playing;
+    this.player?.abort();
+    this.player = null;
+    this.playing = null;
+    await playing?.catch(() => {});
+    if (this.mode === "step") this.setState(this.done ? "done" : "stopped");
+  }
+
+  /** Reset once stepping: back to step 0 of the same search, held there. */
+  async resetSteps() {
+    await this.stopSteps();
+    const { givens, entries } = this;
+    this.restart();
+    Object.assign(this, { givens, entries });
+    this.board = [...this.givens].map((g, i) => (g !== "." ? g : this.entries[i]));
+    this.counters = { steps: 0n, placements: 0n, retractions: 0n };
+    this.setState("stopped");
   }
 }
 
@@ -824,7 +1038,7 @@ const watch = {
     new Watcher(document.getElementById("watch-naive"), Strategy.NAIVE),
     new Watcher(document.getElementById("watch-mrv"), Strategy.MRV),
   ],
-  buttons: Object.fromEntries(["start", "stop", "resume", "reset"].map((name) =>
+  buttons: Object.fromEntries(["start", "stop", "resume", "reset", "step", "run"].map((name) =>
     [name, document.getElementById(`watch-${name}`)])),
 
   clear() {
@@ -834,10 +1048,23 @@ const watch = {
 
   update() {
     const states = this.watchers.map((w) => w.state);
-    const hasJobs = this.watchers.every((w) => w.request);
+    const hasJobs = this.watchers.every((w) => w.request || w.mode === "step");
     this.buttons.stop.disabled = !states.includes("running");
     this.buttons.resume.disabled = !hasJobs || states.includes("running") || !states.includes("stopped");
     this.buttons.reset.disabled = !hasJobs;
+    const over = states.every((state) => state === "done");
+    this.buttons.step.disabled = this.buttons.run.disabled = over;
+  },
+
+  /** Step and Run: every search that is not over takes `n` steps, side by side. */
+  steps(n) {
+    if (!(n >= 1)) return;
+    const givens = game.givens.join("");
+    const entries = game.entries.join("");
+    this.queue = (this.queue ?? Promise.resolve()).then(() => this.all(async (w) => {
+      await w.enterSteps(givens, entries);
+      if (!w.done) await w.stepBy(n);
+    }));
   },
 
   /** Runs `action` on every watcher at once; a failure is shown, not thrown. */
@@ -856,14 +1083,24 @@ const watch = {
   },
 };
 
+stateChanged = () => watch.update();
+
 watch.buttons.start.addEventListener("click", () => {
   const duration = Number(document.getElementById("duration").value);
   watch.all((w) => w.start(game.givens.join(""), game.entries.join(""), duration));
 });
-watch.buttons.stop.addEventListener("click", () => watch.all((w) => w.stop()));
-watch.buttons.resume.addEventListener("click", () =>
-  watch.all((w) => (w.state === "stopped" && !w.done ? w.resume() : null)));
+watch.buttons.stop.addEventListener("click", () =>
+  watch.all((w) => (w.mode === "step" ? w.stopSteps() : w.stop())));
+watch.buttons.resume.addEventListener("click", () => {
+  const speed = Number(document.getElementById("step-speed").value);
+  watch.all((w) => (w.state === "stopped" && !w.done ? w.resume(speed) : null));
+});
 watch.buttons.reset.addEventListener("click", () => watch.all((w) => w.reset()));
+watch.buttons.step.addEventListener("click", () => watch.steps(1));
+watch.buttons.run.addEventListener("click", () =>
+  watch.steps(Math.floor(Number(document.getElementById("run-count").value))));
+// A tap or a click on the searches leaves the game's board: → then steps.
+document.getElementById("watch").addEventListener("click", () => { if (game.selected >= 0) select(-1); });
 
 // ---- The token, for a service started with SUDOKU_AUTH_TOKEN.
 

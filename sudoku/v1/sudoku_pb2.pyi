@@ -198,7 +198,7 @@ class GetLimitsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_steps", "max_time_ms", "max_duration_ms", "max_fps", "max_frames", "default_duration_ms", "default_fps", "keyframe_every", "run_ms", "max_count_limit", "max_chunk", "max_batch", "stream_ttl_s", "stream_idle_ms", "max_message_bytes", "max_grade_chunk", "max_generate", "max_call_work_s", "max_concurrent_rpcs", "max_streams_per_connection", "max_frame_rate", "max_frame_rate_per_connection", "queue_bound", "max_request_bytes", "http_connections_per_client", "caller_cheap_calls", "caller_heavy_calls", "caller_batch_jobs")
+    __slots__ = ("max_steps", "max_time_ms", "max_duration_ms", "max_fps", "max_frames", "default_duration_ms", "default_fps", "keyframe_every", "run_ms", "max_count_limit", "max_chunk", "max_batch", "stream_ttl_s", "stream_idle_ms", "max_message_bytes", "max_grade_chunk", "max_generate", "max_call_work_s", "max_concurrent_rpcs", "max_streams_per_connection", "max_frame_rate", "max_frame_rate_per_connection", "queue_bound", "max_request_bytes", "http_connections_per_client", "caller_cheap_calls", "caller_heavy_calls", "caller_batch_jobs", "max_step_count", "max_step_skip")
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
@@ -227,6 +227,8 @@ class Limits(_message.Message):
     CALLER_CHEAP_CALLS_FIELD_NUMBER: _ClassVar[int]
     CALLER_HEAVY_CALLS_FIELD_NUMBER: _ClassVar[int]
     CALLER_BATCH_JOBS_FIELD_NUMBER: _ClassVar[int]
+    MAX_STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MAX_STEP_SKIP_FIELD_NUMBER: _ClassVar[int]
     max_steps: int
     max_time_ms: int
     max_duration_ms: int
@@ -255,7 +257,9 @@ class Limits(_message.Message):
     caller_cheap_calls: int
     caller_heavy_calls: int
     caller_batch_jobs: int
-    def __init__(self, max_steps: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., max_fps: _Optional[int] = ..., max_frames: _Optional[int] = ..., default_duration_ms: _Optional[int] = ..., default_fps: _Optional[int] = ..., keyframe_every: _Optional[int] = ..., run_ms: _Optional[int] = ..., max_count_limit: _Optional[int] = ..., max_chunk: _Optional[int] = ..., max_batch: _Optional[int] = ..., stream_ttl_s: _Optional[int] = ..., stream_idle_ms: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_grade_chunk: _Optional[int] = ..., max_generate: _Optional[int] = ..., max_call_work_s: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ..., max_streams_per_connection: _Optional[int] = ..., max_frame_rate: _Optional[int] = ..., max_frame_rate_per_connection: _Optional[int] = ..., queue_bound: _Optional[int] = ..., max_request_bytes: _Optional[int] = ..., http_connections_per_client: _Optional[int] = ..., caller_cheap_calls: _Optional[int] = ..., caller_heavy_calls: _Optional[int] = ..., caller_batch_jobs: _Optional[int] = ...) -> None: ...
+    max_step_count: int
+    max_step_skip: int
+    def __init__(self, max_steps: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., max_duration_ms: _Optional[int] = ..., max_fps: _Optional[int] = ..., max_frames: _Optional[int] = ..., default_duration_ms: _Optional[int] = ..., default_fps: _Optional[int] = ..., keyframe_every: _Optional[int] = ..., run_ms: _Optional[int] = ..., max_count_limit: _Optional[int] = ..., max_chunk: _Optional[int] = ..., max_batch: _Optional[int] = ..., stream_ttl_s: _Optional[int] = ..., stream_idle_ms: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_grade_chunk: _Optional[int] = ..., max_generate: _Optional[int] = ..., max_call_work_s: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ..., max_streams_per_connection: _Optional[int] = ..., max_frame_rate: _Optional[int] = ..., max_frame_rate_per_connection: _Optional[int] = ..., queue_bound: _Optional[int] = ..., max_request_bytes: _Optional[int] = ..., http_connections_per_client: _Optional[int] = ..., caller_cheap_calls: _Optional[int] = ..., caller_heavy_calls: _Optional[int] = ..., caller_batch_jobs: _Optional[int] = ..., max_step_count: _Optional[int] = ..., max_step_skip: _Optional[int] = ...) -> None: ...
 
 class Frame(_message.Message):
     __slots__ = ("seq", "job_id", "first_step", "last_step", "steps", "changes", "cursor", "counters", "board", "job", "total_steps", "outcome", "solution", "conflicts", "next_frames")
@@ -290,6 +294,54 @@ class Frame(_message.Message):
     conflicts: _containers.RepeatedScalarFieldContainer[int]
     next_frames: _containers.RepeatedCompositeFieldContainer[Frame]
     def __init__(self, seq: _Optional[int] = ..., job_id: _Optional[str] = ..., first_step: _Optional[int] = ..., last_step: _Optional[int] = ..., steps: _Optional[bytes] = ..., changes: _Optional[bytes] = ..., cursor: _Optional[int] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., board: _Optional[str] = ..., job: _Optional[_Union[JobInfo, _Mapping]] = ..., total_steps: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., solution: _Optional[str] = ..., conflicts: _Optional[_Iterable[int]] = ..., next_frames: _Optional[_Iterable[_Union[Frame, _Mapping]]] = ...) -> None: ...
+
+class StepRequest(_message.Message):
+    __slots__ = ("board", "entries", "strategy", "tie_break", "seed", "position", "steps", "skip")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    TIE_BREAK_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    SKIP_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    entries: str
+    strategy: Strategy
+    tie_break: TieBreak
+    seed: int
+    position: bytes
+    steps: int
+    skip: int
+    def __init__(self, board: _Optional[str] = ..., entries: _Optional[str] = ..., strategy: _Optional[_Union[Strategy, str]] = ..., tie_break: _Optional[_Union[TieBreak, str]] = ..., seed: _Optional[int] = ..., position: _Optional[bytes] = ..., steps: _Optional[int] = ..., skip: _Optional[int] = ...) -> None: ...
+
+class StepReply(_message.Message):
+    __slots__ = ("position", "first_step", "last_step", "steps", "cursor", "counters", "board", "first_board", "outcome", "solution", "conflicts", "adjustments")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    FIRST_STEP_FIELD_NUMBER: _ClassVar[int]
+    LAST_STEP_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BOARD_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SOLUTION_FIELD_NUMBER: _ClassVar[int]
+    CONFLICTS_FIELD_NUMBER: _ClassVar[int]
+    ADJUSTMENTS_FIELD_NUMBER: _ClassVar[int]
+    position: bytes
+    first_step: int
+    last_step: int
+    steps: bytes
+    cursor: int
+    counters: Counters
+    board: str
+    first_board: str
+    outcome: Outcome
+    solution: str
+    conflicts: _containers.RepeatedScalarFieldContainer[int]
+    adjustments: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, position: _Optional[bytes] = ..., first_step: _Optional[int] = ..., last_step: _Optional[int] = ..., steps: _Optional[bytes] = ..., cursor: _Optional[int] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., board: _Optional[str] = ..., first_board: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., solution: _Optional[str] = ..., conflicts: _Optional[_Iterable[int]] = ..., adjustments: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class HintRequest(_message.Message):
     __slots__ = ("givens", "entries", "include_candidates", "pencil_marks")

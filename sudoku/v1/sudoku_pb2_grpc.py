@@ -55,6 +55,11 @@ class SudokuStub:
                 request_serializer=sudoku_dot_v1_dot_sudoku__pb2.GetLimitsRequest.SerializeToString,
                 response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.Limits.FromString,
                 _registered_method=True)
+        self.Step = channel.unary_unary(
+                '/sudoku.v1.Sudoku/Step',
+                request_serializer=sudoku_dot_v1_dot_sudoku__pb2.StepRequest.SerializeToString,
+                response_deserializer=sudoku_dot_v1_dot_sudoku__pb2.StepReply.FromString,
+                _registered_method=True)
         self.Hint = channel.unary_unary(
                 '/sudoku.v1.Sudoku/Hint',
                 request_serializer=sudoku_dot_v1_dot_sudoku__pb2.HintRequest.SerializeToString,
@@ -152,6 +157,24 @@ class SudokuServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Step(self, request, context):
+        """A search a learner steps through: one step, a run of N, or steps played
+        on the client's clock, switching between them at any point on the same
+        search, from any thin client. Each call starts a search (a board and its
+        options) or goes on from a position (the `position` of the reply before),
+        takes `skip` steps it does not return, then up to `steps` steps it
+        returns one by one, and hands back the position after them. A position
+        holds the search's whole state, so nothing is replayed: a call's work is
+        at most max_step_skip + max_step_count steps (GetLimits) plus rebuilding
+        the state (at most 81 placements), known before it is queued, and a step
+        at step 600,000 costs what a step at step 1 does. The same request always
+        gets the same reply (searches are exact), so retries are safe. See
+        StepRequest and StepReply for the recipe.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Hint(self, request, context):
         """What should the player do next, or which entry is wrong.
         """
@@ -242,6 +265,11 @@ def add_SudokuServicer_to_server(servicer, server):
                     servicer.GetLimits,
                     request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.GetLimitsRequest.FromString,
                     response_serializer=sudoku_dot_v1_dot_sudoku__pb2.Limits.SerializeToString,
+            ),
+            'Step': grpc.unary_unary_rpc_method_handler(
+                    servicer.Step,
+                    request_deserializer=sudoku_dot_v1_dot_sudoku__pb2.StepRequest.FromString,
+                    response_serializer=sudoku_dot_v1_dot_sudoku__pb2.StepReply.SerializeToString,
             ),
             'Hint': grpc.unary_unary_rpc_method_handler(
                     servicer.Hint,
@@ -393,6 +421,33 @@ class Sudoku:
             '/sudoku.v1.Sudoku/GetLimits',
             sudoku_dot_v1_dot_sudoku__pb2.GetLimitsRequest.SerializeToString,
             sudoku_dot_v1_dot_sudoku__pb2.Limits.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Step(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sudoku.v1.Sudoku/Step',
+            sudoku_dot_v1_dot_sudoku__pb2.StepRequest.SerializeToString,
+            sudoku_dot_v1_dot_sudoku__pb2.StepReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -376,6 +376,59 @@ static PyObject *Stepper_skip(PyObject *op, PyObject *arg)
     return PyLong_FromUnsignedLongLong(taken);
 }
 
+/* The search's state as a snapshot (stepper.h, SNAPSHOTS). */
+static PyObject *Stepper_export(PyObject *op, PyObject *unused)
+{
+    (void)unused;
+    StepperObject *self = (StepperObject *)op;
+    uint8_t out[STEPPER_SNAPSHOT_MAX];
+    if (claim(self) < 0)
+        return NULL;
+    size_t size = stepper_export(&self->core, out);
+    self->busy = 0;
+    if (size == 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "only a running search of limit 1 has a snapshot");
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)size);
+}
+
+/* Stepper.resume(snapshot, /, *, max_steps=None): the one place a snapshot
+ * from outside is read; stepper_resume checks all of it. */
+static PyObject *Stepper_resume(PyObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"", "max_steps", NULL};
+    Py_buffer snapshot;
+    PyObject *max_steps = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|$O:resume", kwlist, &snapshot, &max_steps))
+        return NULL;
+    uint64_t cap;
+    if (as_cap(max_steps, "max_steps", 0, &cap) < 0) {
+        PyBuffer_Release(&snapshot);
+        return NULL;
+    }
+    StepperObject *self = (StepperObject *)((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);
+    if (self == NULL) {
+        PyBuffer_Release(&snapshot);
+        return NULL;
+    }
+    int frame;
+    int code = stepper_resume(&self->core, (const uint8_t *)snapshot.buf, (size_t)snapshot.len, cap, &frame);
+    Py_ssize_t size = snapshot.len;
+    PyBuffer_Release(&snapshot);
+    if (code != STEPPER_OK) {
+        Py_DECREF(self);
+        if (frame >= 0)
+            PyErr_Format(PyExc_ValueError, "snapshot of %zd bytes, frame %d: %s", size, frame,
+                         stepper_snapshot_error(code));
+        else
+            PyErr_Format(PyExc_ValueError, "snapshot of %zd bytes: %s", size, stepper_snapshot_error(code));
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
 /* Getters refuse while another thread runs the stepper: they would read
  * state that is being written without the GIL. */
 static int readable(StepperObject *self)
@@ -499,9 +552,25 @@ PyDoc_STRVAR(Stepper_skip_doc,
 "Take up to `budget` steps like run(), without recording events; return\n"
 "the number taken. skip(a) then run(b) gives the tail of run(a + b).");
 
+PyDoc_STRVAR(Stepper_export_doc,
+"export() -> bytes\n--\n\n"
+"The whole state of a running search of limit 1 as a snapshot (at most\n"
+"224 bytes; the format is in stepper.h). Stepper.resume(snapshot) goes on\n"
+"from it exactly. ValueError for any other search.");
+
+PyDoc_STRVAR(Stepper_resume_doc,
+"resume(snapshot, /, *, max_steps=None) -> Stepper\n--\n\n"
+"The search a snapshot from export() holds, capped at max_steps (status\n"
+"'gave_up' at or past it). The snapshot is checked completely: a state the\n"
+"search could not be in between two steps raises ValueError saying what\n"
+"is wrong, never a crash.");
+
 static PyMethodDef Stepper_methods[] = {
     {"run", Stepper_run, METH_O, Stepper_run_doc},
     {"skip", Stepper_skip, METH_O, Stepper_skip_doc},
+    {"export", Stepper_export, METH_NOARGS, Stepper_export_doc},
+    {"resume", (PyCFunction)(void (*)(void))Stepper_resume, METH_CLASS | METH_VARARGS | METH_KEYWORDS,
+     Stepper_resume_doc},
     {NULL, NULL, 0, NULL},
 };
 

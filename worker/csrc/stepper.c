@@ -451,3 +451,191 @@ int stepper_init(stepper *s, const uint8_t cells[81], const stepper_options *opt
         s->status = STEPPER_GAVE_UP;
     return STEPPER_OK;
 }
+
+/* ---- Snapshots (contract in stepper.h, SNAPSHOTS) ---- */
+
+static void put_u64(uint8_t *out, uint64_t value)
+{
+    for (int i = 0; i < 8; i++)
+        out[i] = (uint8_t)(value >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *in)
+{
+    uint64_t value = 0;
+    for (int i = 0; i < 8; i++)
+        value |= (uint64_t)in[i] << (8 * i);
+    return value;
+}
+
+/* Bits of the values 1..v (bit v-1 for v): the values tried up to v. */
+static inline uint16_t up_to(int v) { return (uint16_t)((1u << v) - 1u); }
+
+/* The largest value of a mask, 0 for none. */
+static inline int highest_value(uint16_t mask) { return mask ? 32 - __builtin_clz(mask) : 0; }
+
+size_t stepper_export(const stepper *s, uint8_t out[STEPPER_SNAPSHOT_MAX])
+{
+    if (s->status != STEPPER_RUNNING || s->opt.limit != 1 || s->depth < 1)
+        return 0;
+    uint8_t fixed[81];
+    memcpy(fixed, s->board, 81);
+    for (int i = 0; i < s->depth; i++)
+        if (s->stack[i].value)
+            fixed[s->stack[i].cell] = 0;
+    const stepper_frame *top = &s->stack[s->depth - 1];
+    out[0] = STEPPER_SNAPSHOT_VERSION;
+    out[1] = (uint8_t)s->opt.strategy;
+    out[2] = (uint8_t)s->opt.tie_break;
+    put_u64(out + 3, s->rng);
+    put_u64(out + 11, s->steps);
+    for (int i = 0; i < 41; i++)
+        out[19 + i] = (uint8_t)(fixed[2 * i] | (2 * i + 1 < 81 ? fixed[2 * i + 1] << 4 : 0));
+    out[60] = (uint8_t)s->depth;
+    out[61] = top->value != 0;
+    for (int i = 0; i < s->depth; i++) {
+        const stepper_frame *f = &s->stack[i];
+        /* Off the board: the last value tried, the largest candidate not
+         * left to try (values go in ascending order). */
+        int value = f->value ? f->value : highest_value((uint16_t)(f->candidates & ~f->untried));
+        out[62 + 2 * i] = f->cell;
+        out[63 + 2 * i] = (uint8_t)value;
+    }
+    return STEPPER_SNAPSHOT_HEADER + 2 * (size_t)s->depth;
+}
+
+static const char *const SNAPSHOT_ERRORS[] = {
+    "its size is not 62 bytes plus 2 a frame (truncated, or bytes after its end)",
+    "it is not a version 1 snapshot",
+    "its strategy or tie-break is not one the engine knows",
+    "a cell holds a value above 9, or the last byte's high nibble is not 0",
+    "its fixed cells break a rule (such a search ends at step 0)",
+    "its depth is not 1-81",
+    "its top flag is not 0 or 1",
+    "the cell is not one the search decides there",
+    "the value is not a candidate of the cell",
+    "no value is left to try in the top frame (the search pops such a frame)",
+    "its values fill the board: a solved search, not a running one",
+    "its step count is below the steps of its own path, or of the wrong parity",
+};
+
+const char *stepper_snapshot_error(int code)
+{
+    int i = code - STEPPER_SNAP_SIZE;
+    int n = (int)(sizeof SNAPSHOT_ERRORS / sizeof SNAPSHOT_ERRORS[0]);
+    return i >= 0 && i < n ? SNAPSHOT_ERRORS[i] : "";
+}
+
+/* Whether the search, in its state now, could push a frame on `cell`.
+ * Under STEPPER_TIE_RANDOM the draw that chose among the tied cells is not
+ * replayed (it depended on the generator then): any tied cell could have
+ * been drawn. No random number is drawn here. */
+static int could_decide(stepper *s, int cell)
+{
+    if (s->opt.strategy == STEPPER_NAIVE)
+        return choose_naive(s) == cell && candidates_of(s, cell) != 0;
+    int16_t m = min_key(s);
+    if (m == STEPPER_FILLED || (m >> KEY_SHIFT) == 0)
+        return 0; /* a full board, or a dead end: no frame is pushed */
+    if (s->opt.tie_break != STEPPER_TIE_RANDOM)
+        return choose_mrv(s) == cell;
+    return s->key[cell] != STEPPER_FILLED && (s->key[cell] >> KEY_SHIFT) == (m >> KEY_SHIFT);
+}
+
+/* Pushes the path's frames and places their values, checking each against
+ * the search (see stepper.h); adds the steps the path takes to *path_steps. */
+static int resume_path(stepper *s, const uint8_t *path, int depth, int top_on,
+                       uint64_t *path_steps, int *frame)
+{
+    for (int i = 0; i < depth; i++) {
+        int cell = path[2 * i], value = path[2 * i + 1];
+        int on = i < depth - 1 || top_on;
+        *frame = i;
+        if (cell > 80 || !could_decide(s, cell))
+            return STEPPER_SNAP_CELL;
+        uint16_t candidates = candidates_of(s, cell);
+        if (value > 9 || (on && value == 0) || (value && !(candidates & (1u << (value - 1)))))
+            return STEPPER_SNAP_VALUE;
+        uint16_t untried = (uint16_t)(candidates & ~up_to(value));
+        if (!on && untried == 0)
+            return STEPPER_SNAP_UNTRIED;
+        stepper_frame *f = &s->stack[s->depth++];
+        f->cell = (uint8_t)cell;
+        f->value = 0;
+        f->candidates = candidates;
+        f->untried = untried;
+        f->cleared.lo = f->cleared.hi = 0;
+        /* Each value tried before this one was placed and retracted. */
+        uint64_t tried = (uint64_t)__builtin_popcount(candidates & up_to(value));
+        if (on) {
+            place(s, f, value);
+            *path_steps += 2 * tried - 1;
+        } else {
+            *path_steps += 2 * tried;
+        }
+    }
+    *frame = -1;
+    if (min_key(s) == STEPPER_FILLED)
+        return STEPPER_SNAP_SOLVED;
+    return STEPPER_OK;
+}
+
+static int resume(stepper *s, const uint8_t *data, size_t size, uint64_t max_steps, int *frame)
+{
+    if (size < STEPPER_SNAPSHOT_HEADER)
+        return STEPPER_SNAP_SIZE;
+    if (data[0] != STEPPER_SNAPSHOT_VERSION)
+        return STEPPER_SNAP_VERSION;
+    int depth = data[60];
+    if (depth < 1 || depth > 81)
+        return STEPPER_SNAP_DEPTH;
+    if (size != STEPPER_SNAPSHOT_HEADER + 2 * (size_t)depth)
+        return STEPPER_SNAP_SIZE;
+    if (data[1] > STEPPER_MRV || data[2] > STEPPER_TIE_RANDOM)
+        return STEPPER_SNAP_OPTIONS;
+    stepper_options opt = {(stepper_strategy)data[1], (stepper_tie_break)data[2], 0, max_steps, 1};
+    uint8_t cells[82], conflicts[81];
+    for (int i = 0; i < 41; i++) {
+        cells[2 * i] = data[19 + i] & 15;
+        cells[2 * i + 1] = data[19 + i] >> 4;
+    }
+    for (int i = 0; i < 82; i++)
+        if (cells[i] > 9 || (i == 81 && cells[i]))
+            return STEPPER_SNAP_CELLS;
+    if (stepper_conflicts(cells, conflicts) > 0)
+        return STEPPER_SNAP_CONFLICT;
+    if (data[61] > 1)
+        return STEPPER_SNAP_TOP;
+    s->opt = opt;
+    s->rng = get_u64(data + 3);
+    memcpy(s->board, cells, 81);
+    s->status = STEPPER_RUNNING;
+    index_board(s);
+    uint64_t path_steps = 0;
+    int code = resume_path(s, data + STEPPER_SNAPSHOT_HEADER, depth, data[61], &path_steps, frame);
+    if (code != STEPPER_OK)
+        return code;
+    uint64_t steps = get_u64(data + 11), on = (uint64_t)(depth - 1 + data[61]);
+    if (steps < path_steps || (steps - on) % 2)
+        return STEPPER_SNAP_STEPS;
+    s->steps = steps;
+    s->retractions = (steps - on) / 2;
+    s->placements = on + s->retractions;
+    if (s->steps >= s->opt.max_steps)
+        s->status = STEPPER_GAVE_UP;
+    return STEPPER_OK;
+}
+
+int stepper_resume(stepper *s, const uint8_t *data, size_t size, uint64_t max_steps, int *frame)
+{
+    int where = -1;
+    memset(s, 0, sizeof *s);
+    int code = resume(s, data, size, max_steps, &where);
+    if (code != STEPPER_OK) {
+        memset(s, 0, sizeof *s);
+        s->status = STEPPER_EXHAUSTED;
+    }
+    if (frame)
+        *frame = where;
+    return code;
+}

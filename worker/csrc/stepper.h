@@ -75,6 +75,53 @@
  * without writing them. Any interleaving of run and skip calls with any
  * budgets takes the same search as one call: slicing never changes it.
  *
+ * SNAPSHOTS
+ * A running search of limit 1 can be written out as a snapshot, a few
+ * hundred bytes that hold its whole state, and resumed from one later, in
+ * another process or on another machine: the resumed search takes exactly
+ * the steps the original would have taken. Only the search's identity and
+ * its path are stored; everything else (candidate sets, keys, blank counts,
+ * what each placement cleared) is rebuilt by placing the path's values
+ * again, at most 81 placements. Format version 1, integers little-endian:
+ *     offset  size  field
+ *     0       1     version: 1
+ *     1       1     strategy (stepper_strategy)
+ *     2       1     tie_break (stepper_tie_break)
+ *     3       8     rng: the tie-break generator's state
+ *     11      8     steps taken
+ *     19      41    the fixed cells (givens and entries): cell 2i in the low
+ *                   nibble of byte i, cell 2i+1 in the high one; 0 blank,
+ *                   1-9; the high nibble of the last byte is 0
+ *     60      1     depth d, 1-81: frames on the stack
+ *     61      1     1 when the top frame's value is on the board, 0 when
+ *                   it is not (it was just pushed, or just retracted)
+ *     62      2d    each frame from the bottom: its cell, then its value
+ *                   (for a top frame off the board: the last value tried
+ *                   there, 0 when none was)
+ * placements and retractions follow from steps and the path (their
+ * difference is the number of values on the board). The seed is not kept:
+ * rng is where the generator is.
+ *
+ * A snapshot is input to be distrusted: stepper_resume accepts it only if
+ * it is exactly a state the search could rest in between two steps, and
+ * returns STEPPER_OK or an error code (stepper_snapshot_error names it;
+ * *frame gets the frame at fault, or -1). It checks: the size (exactly 62 +
+ * 2d), the version, the options, every nibble and byte, givens that break
+ * no rule; for each frame, from the bottom, that its cell is the one the
+ * strategy decides next in the state the frames below it leave (under
+ * STEPPER_TIE_RANDOM: one of the cells tied for the fewest candidates, as
+ * the draw is not replayed), that its value is a candidate there (or, off
+ * the board on top, that a larger candidate is left to try); that the
+ * values on the board leave a blank cell (a full board is a solved search,
+ * not a running one); that steps has the parity of the values on the board
+ * and is at least the steps the path itself takes. A search at
+ * or past `max_steps` resumes as STEPPER_GAVE_UP. On error the stepper is
+ * left EXHAUSTED with no frames. Every snapshot stepper_resume accepts is
+ * the one stepper_export writes again (no two encodings of one state).
+ * What it cannot check is the step count beyond that bound and, under
+ * STEPPER_TIE_RANDOM, the generator's state: a caller that must trust those
+ * authenticates the bytes itself (the service signs them).
+ *
  * MEMORY AND THREADS
  * `stepper` is one fixed-size struct (about 2.5 KB) the caller owns; nothing
  * is allocated, ever. The functions keep no global mutable state: distinct
@@ -91,6 +138,7 @@
 #ifndef SUDOKU_STEPPER_H
 #define SUDOKU_STEPPER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define STEPPER_OK 0
@@ -180,5 +228,39 @@ int stepper_cursor(const stepper *s);
  * also appears in another cell of one of its units; returns how many (0 when
  * the givens are consistent). Bytes > 9 are ignored. */
 int stepper_conflicts(const uint8_t cells[81], uint8_t out[81]);
+
+/* Snapshots (see SNAPSHOTS above). */
+#define STEPPER_SNAPSHOT_VERSION 1
+#define STEPPER_SNAPSHOT_HEADER 62
+#define STEPPER_SNAPSHOT_MAX (STEPPER_SNAPSHOT_HEADER + 2 * 81)
+
+/* Error codes of stepper_resume, all negative. */
+enum {
+    STEPPER_SNAP_SIZE = -100,  /* not 62 + 2 * depth bytes */
+    STEPPER_SNAP_VERSION,      /* not version 1 */
+    STEPPER_SNAP_OPTIONS,      /* strategy or tie-break unknown */
+    STEPPER_SNAP_CELLS,        /* a nibble above 9, or the padding nibble set */
+    STEPPER_SNAP_CONFLICT,     /* the fixed cells break a rule */
+    STEPPER_SNAP_DEPTH,        /* depth not 1-81 */
+    STEPPER_SNAP_TOP,          /* the top flag not 0 or 1 */
+    STEPPER_SNAP_CELL,         /* a frame's cell is not the one decided there */
+    STEPPER_SNAP_VALUE,        /* a frame's value is not a candidate */
+    STEPPER_SNAP_UNTRIED,      /* a top frame off the board with nothing left to try */
+    STEPPER_SNAP_SOLVED,       /* the path fills the board: not a running search */
+    STEPPER_SNAP_STEPS         /* steps below the path's own, or of the wrong parity */
+};
+
+/* Writes the snapshot of a running search of limit 1 to `out` (room for
+ * STEPPER_SNAPSHOT_MAX bytes); returns its size, or 0 (nothing written)
+ * when the search is not running or its limit is not 1. */
+size_t stepper_export(const stepper *s, uint8_t out[STEPPER_SNAPSHOT_MAX]);
+
+/* Sets `s` to the search `data` holds, capped at `max_steps`; returns
+ * STEPPER_OK or a STEPPER_SNAP_* code (*frame: the frame at fault, or -1).
+ * Reads at most `size` bytes of `data`. */
+int stepper_resume(stepper *s, const uint8_t *data, size_t size, uint64_t max_steps, int *frame);
+
+/* A sentence saying what a STEPPER_SNAP_* code means ("" for others). */
+const char *stepper_snapshot_error(int code);
 
 #endif
