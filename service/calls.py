@@ -43,7 +43,7 @@ from redis.exceptions import RedisError
 from service import futures, metrics
 from service.enqueue import Enqueuer
 from service.inbox import Inbox, Reply, wait_reply
-from service.queueing import Jobs, QueueFull, StoreFull, new_job_id
+from service.queueing import Jobs, QueueFull, StoreFull
 from service.shares import Shares
 from service.waiting import JobFailed
 from sudoku import keys, lanes
@@ -183,10 +183,11 @@ class Coalescer:
     async def _submit(self, batch: list[_Call]) -> None:
         if self.jobs.store_full:
             raise StoreFull(self.jobs.store_full)
-        job_id = new_job_id()
+        job_id = self.jobs.new_job_id()
         done = await self.enqueuer.submit(
             self.template, self.jobs.settings.queue_bound, job_id, self.open,
             [c.entry for c in batch], [c.cache_key for c in batch], self.max_calls, self.timeout_s + 3600)
+        self.jobs.waiting = done.waiting
         if done.refused:
             raise QueueFull(f"{done.waiting} jobs are waiting, the bound is {self.jobs.settings.queue_bound}; "
                             "retry in a moment")

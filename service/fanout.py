@@ -35,7 +35,7 @@ from redis.exceptions import RedisError
 from service import futures
 from service.callbudget import CallBudget
 from service.inbox import Inbox, Reply, wait_reply
-from service.queueing import Jobs, new_job_id
+from service.queueing import Jobs
 from service.shares import Shares
 from service.waiting import JobFailed, ResultLost
 from sudoku import lanes
@@ -131,7 +131,7 @@ class FanOut:
 
     async def _run(self, part: Part, granted_ms: int) -> Reply:
         reply_id = uuid.uuid4().hex
-        job_id = new_job_id()
+        job_id = self.jobs.new_job_id()
         future = self.inbox.expect(reply_id)
         used_ms = granted_ms
         boards_key = part.spec.get("count", {}).get("boards_key") if part.boards is not None else None

@@ -22,7 +22,7 @@ import sys
 from service import metrics, security, web
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis, RedisGone
-from service.server import start
+from service.server import check_cells, start
 from sudoku import heap
 from worker.supervisor import Supervisor
 
@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         security.check(settings)
         web.check(settings)
+        if settings.redis_url:
+            check_cells(settings)  # before a worker is started on a URL it cannot use
         asyncio.run(serve(settings))
     except (OSError, security.ConfigError, RedisGone) as exc:
         sys.exit(f"sudoku-server: {exc}")

@@ -141,25 +141,27 @@ _BY_VALUE = {status.value[0]: status.name for status in grpc.StatusCode}
 
 
 class QueueDepth(Collector):
-    """sudoku_queue_depth{queue}: jobs waiting in each RQ queue, read at scrape time."""
+    """sudoku_queue_depth{cell,queue}: jobs waiting in each RQ queue of each cell, read at scrape time."""
 
-    def __init__(self, redis: Redis):
-        self.redis = redis
+    def __init__(self, cells: dict[str, Redis]):
+        self.cells = cells  # each cell's blocking client, by the cell's name
         # RQ's own Queue objects name the keys (no key built by hand here).
-        self.queues = [Queue(name, connection=redis) for name in keys.QUEUES]
+        self.queues = [Queue(name, connection=next(iter(cells.values()))) for name in keys.QUEUES]
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        family = GaugeMetricFamily("sudoku_queue_depth", "Jobs waiting in each RQ queue (at scrape time)", labels=["queue"])
-        try:
-            with self.redis.pipeline(transaction=False) as pipe:
-                for queue in self.queues:
-                    pipe.llen(queue.key)
-                depths = pipe.execute()
-        except RedisError as exc:  # no samples: the scrape shows the gap
-            log.warning("queue depth unavailable: %s", exc)
-            depths = []
-        for name, depth in zip(keys.QUEUES, depths):
-            family.add_metric([name], depth)
+        family = GaugeMetricFamily("sudoku_queue_depth", "Jobs waiting in each RQ queue (at scrape time)",
+                                   labels=["cell", "queue"])
+        for cell, redis in self.cells.items():
+            try:
+                with redis.pipeline(transaction=False) as pipe:
+                    for queue in self.queues:
+                        pipe.llen(queue.key)
+                    depths = pipe.execute()
+            except RedisError as exc:  # no samples: the scrape shows the gap (and sudoku_cell_up says why)
+                log.warning("queue depth of cell %s unavailable: %s", cell, exc)
+                depths = []
+            for name, depth in zip(keys.QUEUES, depths):
+                family.add_metric([cell, name], depth)
         yield family
 
 
@@ -173,11 +175,11 @@ class _Forward(Collector):
         return self.registry.collect()
 
 
-def registry(redis: Redis, workers_dir: str | None) -> CollectorRegistry:
+def registry(cells, workers_dir: str | None) -> CollectorRegistry:
     """What sudoku-server exposes: its own metrics, queue depths, its workers'."""
     exposed = CollectorRegistry(auto_describe=False)
     exposed.register(_Forward(REGISTRY))
-    exposed.register(QueueDepth(redis))
+    exposed.register(QueueDepth({cell.name: cell.sync_redis for cell in cells.all}))
     if workers_dir:
         worker_metrics.add_workers(exposed, workers_dir)
     return exposed
@@ -187,5 +189,5 @@ def serve(settings, app, workers_dir: str | None) -> worker_metrics.Endpoint | N
     """sudoku-server's /metrics endpoint (None when metrics_port is 0)."""
     if settings.metrics_port == 0:
         return None
-    exposed = registry(app.sync_redis, workers_dir)
+    exposed = registry(app.cells, workers_dir)
     return worker_metrics.Endpoint(exposed, settings.metrics_host, settings.metrics_port)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-import uuid
 from typing import Any
 
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
 from rq import Callback, Queue, Retry
 from rq.serializers import JSONSerializer
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
@@ -26,7 +26,7 @@ from service.config import Settings
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
 from service.validate import Invalid
-from sudoku import keys, lanes
+from sudoku import cells, keys, lanes
 from sudoku.specs import SolveSpec, Spec
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -55,8 +55,8 @@ def memory_verdict(info: dict) -> str | None:
             "retry once running jobs have ended")
 
 
-def new_job_id() -> str:
-    return uuid.uuid4().hex
+def new_job_id(cell: int = 0) -> str:
+    return cells.new_job_id(cell)
 
 
 def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, runs: bool = False) -> pb.Frame:
@@ -96,8 +96,12 @@ def fingerprint(request: pb.SolveRequest) -> str:
 
 
 class Jobs:
-    def __init__(self, settings: Settings, redis: Redis, hub: StreamHub, enqueuer: Enqueuer):
+    def __init__(self, settings: Settings, redis: Redis, hub: StreamHub, enqueuer: Enqueuer, cell: int = 0):
         self.settings = settings
+        self.cell = cell  # its place in REDIS_URL, which its job ids carry (sudoku/cells.py)
+        # Jobs waiting in the queue as the last enqueue found them: the
+        # cell's load, for routing (service/cells.py).
+        self.waiting = 0
         self.redis = redis  # synchronous: RQ's Queue objects hold it (jobs are written by Enqueuer)
         self.hub = hub
         self.queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
@@ -113,8 +117,14 @@ class Jobs:
         # stays there until a worker's maintenance cleans it: at worst an
         # overcount); the health monitor refreshes it.
         self.workers: dict[str, int] = {}
-        for queue in self.queues.values():
-            queue.get_redis_server_version()  # cached from now on: no round trip per job
+        try:
+            for queue in self.queues.values():
+                queue.get_redis_server_version()  # cached from now on: no round trip per job
+        except RedisError:
+            pass  # a cell down as the service starts: RQ asks again when it is needed
+
+    def new_job_id(self) -> str:
+        return new_job_id(self.cell)
 
     async def count_workers(self, redis: AsyncRedis) -> None:
         async with redis.pipeline(transaction=False) as pipe:
@@ -133,6 +143,8 @@ class Jobs:
             )
         except RequestIdReused:
             raise Invalid("request_id: already used for a different request; use a new id") from None
+        if done.cached is None and done.attached is None:  # those found no queue depth
+            self.waiting = done.waiting
         if not done.queued and done.cached is None and done.attached is None:
             raise QueueFull(f"{done.waiting} jobs are waiting, the bound is {self.settings.queue_bound}; "
                             "retry in a moment")
@@ -184,7 +196,7 @@ class Jobs:
         """run(), unless the result cache holds the reply at `cache_key`
         (looked up in the enqueue's round trip); returns the result and
         whether it came from the cache."""
-        job_id = new_job_id()
+        job_id = self.new_job_id()
         args = spec if isinstance(spec, dict) else spec.to_dict()
         queued_at = time.monotonic()
         cached = (await self._enqueue(

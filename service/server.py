@@ -22,34 +22,27 @@ from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from redis import Redis
-from redis.asyncio import Redis as AsyncRedis
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 
 from service import admission, decoding, futures, metrics, reflection_v1, relay, security, validate, waiting, web
 from service.admission import FrameBudget, Saturated, message_rate
-from service.batch import BatchCounter
+from service.cells import Cell, CellDown, Cells
+from service.cellhealth import CellHealth
 from service.cache import ResultCache, count_key, grade_key, hint_key
 from service.callbudget import BudgetSpent, TooMany
-from service.calls import UnaryCalls
 from service.config import Settings
-from service.enqueue import Enqueuer
-from service.generating import Generator, NoPuzzle
-from service.grading import Grader, grade_spec
-from service.hub import ShuttingDown, StreamHub
-from service.inbox import Inbox
-from service.many import ManyCounter
+from service.generating import NoPuzzle
+from service.grading import grade_spec
+from service.hub import ShuttingDown
 from service.pacing import Schedule
 from service.positions import PositionGone
-from service.queueing import Jobs, QueueFull, StoreFull, memory_verdict, new_job_id
+from service.queueing import QueueFull, StoreFull
 from service.relay import Relay, Trimmed
 from service.shares import Shares
 from service.stepping import Stepping
-from service.stops import Stops
 from service.validate import Invalid
 from service.waiting import JobFailed, JobLost, JobStuck, ResultLost
-from service.watched import Watched
-from sudoku import connections, keys, lanes
+from sudoku import cells, keys, lanes
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
@@ -93,7 +86,7 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         )
     if isinstance(exc, PositionGone):
         return grpc.StatusCode.NOT_FOUND, str(exc)
-    if isinstance(exc, (Unavailable, JobStuck)):
+    if isinstance(exc, (Unavailable, JobStuck, CellDown)):
         return grpc.StatusCode.UNAVAILABLE, str(exc)
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
@@ -212,59 +205,54 @@ class Calls:
 
 
 class SudokuServicer(pb_grpc.SudokuServicer):
-    def __init__(self, settings: Settings, jobs: Jobs, hub: StreamHub, cache: ResultCache, stops: Stops,
-                 unary: UnaryCalls, inbox: Inbox, shares: Shares):
+    def __init__(self, settings: Settings, cells: Cells, cache: ResultCache, shares: Shares):
         self.settings = settings
         self.calls = Calls()
-        self.unary = unary
+        self.cells = cells
         self.shares = shares
-        self.jobs = jobs
-        self.hub = hub
         self.cache = cache
-        self.stops = stops
-        self.watched = Watched(hub.waker, settings.stream_ttl_s)
-        self.batches = BatchCounter(settings, jobs, cache, inbox, shares)
-        self.many = ManyCounter(settings, jobs, inbox, shares)
-        self.grader = Grader(settings, jobs, inbox, shares)
-        self.generator = Generator(settings, jobs, inbox, shares)
-        self.stepping = Stepping(settings, hub.waker)
+        # Positions are signed with one key for the whole deployment: with
+        # several cells it is a setting (check_cells), with one it lives there.
+        self.stepping = Stepping(settings, cells.all[0].redis)
         self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
     @statuses
     async def Solve(self, request: pb.SolveRequest, context):
-        spec, adjustments = validate.solve_spec(request, self.settings, new_job_id())
+        cell = self.cells.for_claim(validate.request_id(request.request_id))
+        spec, adjustments = validate.solve_spec(request, self.settings, cell.jobs.new_job_id())
         search = spec.view == "search"
         fps = spec.fps if search and not request.pacing.unpaced else 0
         runs = bool(fps and request.pacing.runs)
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
         with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
-            async for message in self._solve(request, spec, adjustments, Schedule(fps, self._run_s(runs))):
+            async for message in self._solve(cell, request, spec, adjustments, Schedule(fps, self._run_s(runs))):
                 yield message
 
     def _run_s(self, runs: bool) -> float:
         return self.settings.run_ms / 1000 if runs else 0.0
 
-    async def _play(self, job_id: str, after_seq: int, schedule: Schedule, header: pb.Frame | None = None,
+    async def _play(self, cell: Cell, job_id: str, after_seq: int, schedule: Schedule, header: pb.Frame | None = None,
                     search: bool = True):
         """The messages of the job's frames after `after_seq`, to the end of
         the stream (its last frame, or one made here when it was cancelled)."""
-        async with self.stops.playing(job_id, counted=search) as playback, self.watched.reading(job_id):
-            limit = await self.stops.stop_point(playback)
-            record = functools.partial(self.stops.record, job_id)
-            stream = Relay(self.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record,
-                           self._frames_alive)
+        stops = cell.stops
+        async with stops.playing(job_id, counted=search) as playback, cell.watched.reading(job_id):
+            limit = await stops.stop_point(playback)
+            record = functools.partial(stops.record, job_id)
+            alive = functools.partial(_frames_alive, cell)
+            stream = Relay(cell.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record, alive)
             async for message in stream.messages():
                 yield message
-                await self.stops.renew(playback)
+                await stops.renew(playback)
 
-    async def _solve(self, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
+    async def _solve(self, cell: Cell, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
         queued_at = time.monotonic()
-        job_id, first = await self.jobs.start_solve(spec, adjustments, request)
+        job_id, first = await cell.jobs.start_solve(spec, adjustments, request)
         finished = False
         try:
             if first is not None:
                 yield first  # written with the job: no need to read it back
-            async for message in self._play(job_id, 0 if first is None else first.seq, schedule,
+            async for message in self._play(cell, job_id, 0 if first is None else first.seq, schedule,
                                             search=spec.view == "search"):
                 yield message
             finished = True
@@ -272,22 +260,19 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 metrics.job_done("solve", queued_at)
         finally:
             if not finished and request.cancel_on_disconnect:
-                await futures.finish(self._cancel_quietly(job_id))
+                await futures.finish(self._cancel_quietly(cell, job_id))
 
-    async def _frames_alive(self, job_id: str) -> None:
-        """For a relay waiting on frames: raises when none can come any more."""
-        await waiting.alive(self.hub.waker, job_id, keys.frames(job_id))
-
-    async def _cancel_quietly(self, job_id: str) -> None:
+    async def _cancel_quietly(self, cell: Cell, job_id: str) -> None:
         try:
-            await self.stops.cancel(job_id)
+            await cell.stops.cancel(job_id)
         except (LookupError, RedisError) as exc:
             log.warning("cancel on disconnect of %s failed: %s", job_id, exc)
 
     @statuses
     async def Watch(self, request: pb.WatchRequest, context):
         job_id = validate.job_id(request.job_id)
-        stream = await relay.job_stream(self.hub, job_id)
+        cell = self.cells.of_job(job_id)
+        stream = await relay.job_stream(cell.hub, job_id)
         if request.after_seq + 1 < stream.oldest:
             raise Trimmed(stream.oldest)
         if request.after_seq > stream.last:
@@ -301,13 +286,14 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         header = stream.first if request.after_seq > 0 else None
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
         with self.frames.reserve(rate, admission.peer(context)):
-            async for message in self._play(job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header, search):
+            async for message in self._play(cell, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header,
+                                            search):
                 yield message
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):
         job_id = validate.job_id(request.job_id)
-        return pb.CancelReply(cancelled=await self.stops.cancel(job_id))
+        return pb.CancelReply(cancelled=await self.cells.of_job(job_id).stops.cancel(job_id))
 
     @statuses
     async def GetLimits(self, request: pb.GetLimitsRequest, context):
@@ -336,12 +322,12 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def GradeMany(self, request_iterator, context):
-        async for reply in self.grader.replies(request_iterator, admission.peer(context)):
+        async for reply in self.cells.least_loaded().grader.replies(request_iterator, admission.peer(context)):
             yield reply
 
     @statuses
     async def Generate(self, request: pb.GenerateRequest, context):
-        async for puzzle in self.generator.puzzles(request, admission.peer(context)):
+        async for puzzle in self.cells.least_loaded().generator.puzzles(request, admission.peer(context)):
             yield puzzle
 
     @statuses
@@ -353,130 +339,85 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         key = cache_key(spec) if cache_key is not None and self.cache.enabled else None
         remaining = context.time_remaining()
         deadline = time.time() + remaining if remaining is not None else None
-        return await self.unary.run(kind, spec, key, deadline, admission.peer(context))
+        cell = self.cells.for_key(key)
+        return await cell.unary.run(kind, spec, key, deadline, admission.peer(context))
 
     @statuses
     async def CountBatch(self, request_iterator, context):
-        async for reply in self.batches.replies(request_iterator, admission.peer(context)):
+        async for reply in self.cells.least_loaded().batches.replies(request_iterator, admission.peer(context)):
             yield reply
 
     @statuses
     async def CountMany(self, request_iterator, context):
-        async for reply in self.many.replies(request_iterator, admission.peer(context)):
+        async for reply in self.cells.least_loaded().many.replies(request_iterator, admission.peer(context)):
             yield reply
 
 
-HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor, and the longest a ping may take
-MEMORY_EVERY = 4  # pings between two looks at Redis's memory
-FAILED_PINGS = 2  # PINGs in a row Redis must miss to count as away
 PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
-REDIS_CONNECTIONS = 100  # async Redis connections at most: the shared pool's, and the enqueue script's own
-REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
+
+
+async def _frames_alive(cell: Cell, job_id: str) -> None:
+    """For a relay waiting on frames: raises when none can come any more."""
+    await waiting.alive(cell.hub.waker, job_id, keys.frames(job_id))
+
+
+def check_cells(settings: Settings) -> list[str]:
+    """The cells' URLs of REDIS_URL; SystemExit with a message when the
+    service cannot use them as written."""
+    try:
+        urls = cells.parse(settings.redis_url)
+    except cells.BadCells as exc:
+        raise SystemExit(f"sudoku-server: {exc}") from None
+    if len(urls) > 1 and not settings.position_key:
+        # Each Redis would keep a position key of its own, and a Step
+        # position signed in one cell would be refused in another.
+        raise SystemExit(f"sudoku-server: REDIS_URL lists {len(urls)} cells: set SUDOKU_POSITION_KEY (the same on "
+                         "every service and worker), which signs Step positions across cells")
+    return urls
 
 
 @dataclass
 class App:
-    """A running service: the gRPC server and its Redis clients."""
+    """A running service: the gRPC server and its cells."""
 
     settings: Settings
     server: grpc.aio.Server
     port: int
-    hub: StreamHub
-    health: health_aio.HealthServicer
-    redis: AsyncRedis
-    sync_redis: Redis
-    enqueuer: Enqueuer
+    cells: Cells
+    health: CellHealth
     servicer: SudokuServicer
-    stops: Stops
-    inbox: Inbox
-    monitor: asyncio.Task | None = None
-    renewer: asyncio.Task | None = None
+    tasks: list[asyncio.Task] = dataclasses.field(default_factory=list)  # health monitors, renewers
     http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
+
+    @property
+    def sync_redis(self) -> Redis:
+        """The first cell's blocking client (tests, one-cell tools)."""
+        return self.cells.all[0].sync_redis
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: health goes NOT_SERVING, open frame streams end
         with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
         refused, and unary calls in flight get `grace` seconds to finish."""
-        await futures.stop(task for task in (self.monitor, self.renewer) if task is not None)
-        await self.health.enter_graceful_shutdown()
-        self.hub.end_streams(keys.frames(""))
+        await futures.stop(self.tasks)
+        await self.health.servicer.enter_graceful_shutdown()
+        for cell in self.cells.all:
+            cell.hub.end_streams(keys.frames(""))
         # Both ports at once: each gives its calls `grace`, then cuts them.
         await asyncio.gather(self.server.stop(grace), *([self.http.stop(grace)] if self.http is not None else []))
         await self.servicer.calls.settle(grace)
-        await self.stops.close()
-        await self.inbox.close()
-        await self.hub.close()
-        await self.redis.aclose()
-        await self.enqueuer.close()
-        self.sync_redis.close()
-
-
-async def _redis_ok(redis: AsyncRedis) -> bool:
-    try:
-        async with asyncio.timeout(HEALTH_EVERY):
-            await redis.ping()
-        return True
-    except (RedisError, OSError, TimeoutError):
-        return False
-
-
-async def _set_health(health: health_aio.HealthServicer, serving: bool) -> None:
-    status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
-    for name in ("", SERVICE_NAME):
-        await health.set(name, status)
-
-
-async def _monitor_redis(health: health_aio.HealthServicer, redis: AsyncRedis, readers, jobs: Jobs,
-                         serving: bool) -> None:
-    """Health follows Redis: NOT_SERVING while it cannot be reached, so a
-    load balancer sends nobody here who would only get UNAVAILABLE. When it
-    stops answering, every reader waiting on a stream gets UNAVAILABLE at
-    once instead of waiting out a blocked read (clients resume with Watch).
-    Every MEMORY_EVERY ticks it reads Redis's memory, and new work is
-    refused while it is near its bound (jobs.memory_verdict), and counts
-    the workers of each queue (the coalescers' jobs in flight)."""
-    tick = failures = 0
-    while True:
-        connections.raise_lost_cancel()  # App.stop cancels it, and awaits it
-        await asyncio.sleep(HEALTH_EVERY)
-        tick += 1
-        # One late PING may be this process's own event loop, busy; two in
-        # a row is Redis (or a process that cannot serve either).
-        failures = 0 if await _redis_ok(redis) else failures + 1
-        now = failures < FAILED_PINGS
-        if now and tick % MEMORY_EVERY == 0:
-            try:
-                async with asyncio.timeout(HEALTH_EVERY):
-                    verdict = memory_verdict(await redis.info("memory"))
-                    await jobs.count_workers(redis)
-            except (RedisError, OSError, TimeoutError):
-                verdict = jobs.store_full
-            if verdict != jobs.store_full:
-                log.warning("%s", verdict or "the job store has room again: taking new work")
-            jobs.store_full = verdict
-        if not now and serving:
-            for reader in readers:  # the stream hub and the inbox
-                reader.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
-        if now != serving:
-            await _set_health(health, now)
-            log.warning("redis %s", "is back: SERVING" if now else "cannot be reached: NOT_SERVING")
-            serving = now
+        for cell in self.cells.all:
+            await cell.close()
 
 
 async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
     web.check(settings)
-    url = settings.redis_url
-    # redis-py's default async pool fails a command at once (MaxConnectionsError)
-    # when its 100 connections are busy, as in a burst of a thousand Watch
-    # calls; this one makes the command wait its turn instead.
-    redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
-    sync_redis = connections.service_sync(url)
-    hub = StreamHub(url, waker=redis)
-    stops = Stops(url, redis, settings.stream_ttl_s)
-    enqueuer = Enqueuer(redis, slots=REDIS_CONNECTIONS)
-    jobs = Jobs(settings, sync_redis, hub, enqueuer)
+    urls = check_cells(settings)
+    shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
+                     lanes.BATCH: settings.caller_batch_jobs})
+    instance = uuid.uuid4().hex
+    cells_ = Cells([Cell(i, url, settings, shares, instance) for i, url in enumerate(urls)])
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(settings.max_message_bytes),
                       admission.IdleStreams(settings.stream_idle_s)],
@@ -494,35 +435,25 @@ async def start(settings: Settings) -> App:
             ("grpc.server.max_pending_requests_hard_limit", 3 * max(PENDING_CALLS, settings.max_concurrent_rpcs)),
         ],
     )
-    cache = ResultCache(settings.cache_ttl_s)
-    inbox = Inbox(url, uuid.uuid4().hex)
-    shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
-                     lanes.BATCH: settings.caller_batch_jobs})
-    unary = UnaryCalls(jobs, enqueuer, inbox, shares)
-    servicer = SudokuServicer(settings, jobs, hub, cache, stops, unary, inbox, shares)
+    servicer = SudokuServicer(settings, cells_, ResultCache(settings.cache_ttl_s), shares)
     register(servicer, server)
-    health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    health = CellHealth(health_aio.HealthServicer(), cells_)
+    health_pb2_grpc.add_HealthServicer_to_server(health.servicer, server)
     reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
-    hub.start()
-    stops.start()
-    inbox.start()
+    for cell in cells_.all:
+        cell.start()
     await server.start()
-    app = App(settings, server, port, hub, health, redis, sync_redis, enqueuer, servicer, stops, inbox)
+    app = App(settings, server, port, cells_, health, servicer)
     if settings.http_listen:
         try:
             app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
         except BaseException:
             await app.stop(0)
             raise
-    serving = await _redis_ok(redis)
-    if serving:
-        with contextlib.suppress(RedisError, OSError):
-            await jobs.count_workers(redis)
-    await _set_health(health, serving)
-    app.monitor = asyncio.create_task(_monitor_redis(health, redis, (hub, inbox), jobs, serving), name="health")
-    app.renewer = asyncio.create_task(servicer.watched.renew(), name="watched")
+    await health.first_look()
+    app.tasks = [*health.monitors(),
+                 *(asyncio.create_task(cell.watched.renew(), name=f"watched-{cell.name}") for cell in cells_.all)]
     return app

@@ -132,7 +132,7 @@ def status_of(future: grpc.Future) -> grpc.StatusCode:
 
 def waiting_calls(service: ServiceThread) -> int:
     """Calls the service holds back while its one Hint job is in flight."""
-    return len(service.app.servicer.unary.lanes["hint", "cheap"].pending)
+    return len(service.app.cells.all[0].unary.lanes["hint", "cheap"].pending)
 
 
 @contextlib.contextmanager

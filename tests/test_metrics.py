@@ -112,7 +112,8 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
     assert value(samples, "sudoku_job_latency_seconds_count", kind="solve") == 1
     assert value(samples, "sudoku_job_latency_seconds_bucket", kind="count", le="+Inf") == 1
     for queue in keys.QUEUES:  # every job was taken (QueueDepth's own test is below)
-        assert value(samples, "sudoku_queue_depth", queue=queue) == 0
+        assert value(samples, "sudoku_queue_depth", cell="0", queue=queue) == 0
+    assert value(samples, "sudoku_cell_up", cell="0") == 1
     # The workers, summed over their processes.
     assert value(samples, "sudoku_worker_jobs_total", kind="count", outcome="ok") == 1
     assert value(samples, "sudoku_worker_jobs_total", kind="solve", outcome="solved") == 2
@@ -131,10 +132,11 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
 
 def test_queue_depth_is_read_from_redis_at_each_scrape(fresh_redis):
     redis = fresh_redis()
-    depth = QueueDepth(redis)
+    depth = QueueDepth({"0": redis})
 
     def depths() -> dict[str, float]:
         (family,) = depth.collect()
+        assert {sample.labels["cell"] for sample in family.samples} == {"0"}
         return {sample.labels["queue"]: sample.value for sample in family.samples}
 
     assert depths() == {queue: 0 for queue in keys.QUEUES}

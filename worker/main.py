@@ -17,6 +17,7 @@ import threading
 from prometheus_client import CollectorRegistry
 
 from service.config import Settings
+from sudoku import cells
 from worker import metrics
 from worker.supervisor import Supervisor
 
@@ -52,6 +53,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--interactive must be 0 or more")
     if not settings.redis_url:
         parser.error("REDIS_URL is not set (sudoku-server starts an embedded Redis; sudoku-worker needs one to join)")
+    try:
+        cells.one(settings.redis_url, "sudoku-worker")
+    except cells.BadCells as exc:
+        parser.error(str(exc))
     logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-worker %(levelname)s %(message)s")
     supervisor = Supervisor(settings.workers, settings.redis_url, settings.log_level,
                             env={"SUDOKU_WORKER_CLASS": settings.worker_class},

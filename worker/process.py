@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
 from service.config import Settings
-from sudoku import connections, heap, keys
+from sudoku import cells, connections, heap, keys
 from worker.recovery import maintain
 from worker.supervisor import SUPERVISOR_PID
 from worker.workers import WORKER_CLASSES
@@ -53,13 +53,17 @@ def run(settings: Settings) -> None:
                         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     if not settings.redis_url:
         raise SystemExit("worker: REDIS_URL is not set (sudoku-server and sudoku-worker set it for their workers)")
+    try:
+        url = cells.one(settings.redis_url, "a worker")
+    except cells.BadCells as exc:
+        raise SystemExit(f"worker: {exc}") from None
     parent = int(os.environ.get(SUPERVISOR_PID) or os.getppid())
-    redis = connections.worker(settings.redis_url)
+    redis = connections.worker(url)
     _wait_for(redis, parent)
     # Names, not Queue objects: each worker class makes its own kind of queue.
     worker = worker_class(settings.worker_class)(queues(settings.worker_queues), connection=redis,
                                                  serializer=JSONSerializer)
-    threading.Thread(target=maintain, args=(connections.worker(settings.redis_url), parent),
+    threading.Thread(target=maintain, args=(connections.worker(url), parent),
                      name="maintenance", daemon=True).start()
     heap.settle()
     worker.work(logging_level=settings.log_level, with_scheduler=False)

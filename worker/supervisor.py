@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from sudoku import cells
 from worker import metrics
 
 log = logging.getLogger("sudoku.supervisor")
@@ -30,6 +31,7 @@ SUPERVISOR_PID = "SUDOKU_SUPERVISOR_PID"
 
 @dataclass
 class _Slot:
+    url: str  # REDIS_URL of its process: the one cell it serves
     queues: str = "all"  # SUDOKU_WORKER_QUEUES of its process
     proc: subprocess.Popen | None = None
     backoff: float = 0.5
@@ -40,13 +42,19 @@ class _Slot:
 class Supervisor:
     """`count` workers on every queue, and `interactive` more that take only
     interactive jobs (Solve, Hint, CountSolutions), so that batch calls,
-    however long, never occupy every worker (README, "Limits")."""
+    however long, never occupy every worker (README, "Limits").
+
+    When `redis_url` lists several cells (sudoku/cells.py), each worker
+    serves one: the `count` are dealt out over the cells, at least one
+    each, and each cell gets `interactive` of its own."""
 
     def __init__(self, count: int, redis_url: str, log_level: str = "WARNING", env: dict[str, str] | None = None,
                  interactive: int = 0):
-        self.count = count
-        self.env = dict(os.environ, REDIS_URL=redis_url, SUDOKU_LOG_LEVEL=log_level, **(env or {}))
-        self.slots = [_Slot() for _ in range(count)] + [_Slot("interactive") for _ in range(interactive)]
+        urls = cells.parse(redis_url)
+        self.count = max(count, len(urls)) if count else 0
+        self.env = dict(os.environ, SUDOKU_LOG_LEVEL=log_level, **(env or {}))
+        self.slots = [_Slot(urls[i % len(urls)]) for i in range(self.count)]
+        self.slots += [_Slot(url, "interactive") for url in urls for _ in range(interactive)]
         self.stopping = False
         self.metrics_dir: str | None = None
 
@@ -63,7 +71,7 @@ class Supervisor:
 
     def _spawn(self, slot: _Slot) -> None:
         slot.proc = subprocess.Popen([sys.executable, "-m", "worker.process"],
-                                     env={**self.env, "SUDOKU_WORKER_QUEUES": slot.queues,
+                                     env={**self.env, "REDIS_URL": slot.url, "SUDOKU_WORKER_QUEUES": slot.queues,
                                           SUPERVISOR_PID: str(os.getpid())})
         slot.started_at = time.monotonic()
 
