@@ -1,0 +1,261 @@
+"""Cells (sudoku/cells.py, service/cells.py): REDIS_URL listing several
+Redis servers, the calls spread over them, and a cell that goes down and
+comes back. Two of Debian's redis-server processes, a worker per cell (and
+an interactive one each), service instances on real gRPC.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import time
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import REGISTRY
+from redis import Redis
+
+from service.cells import ROUTED
+from service.server import check_cells
+from sudoku import cells, keys
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.puzzles import puzzles, relabelled
+from tests.stack import (
+    SYSTEM_REDIS, ServiceThread, SystemRedis, installed_script, make_settings, supervise_in_background, until,
+)
+from worker.supervisor import Supervisor
+
+HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
+POSITION_KEY = "cells-test-position-key"
+TIMEOUT = 15
+
+
+# ---- REDIS_URL as a list of cells ----
+
+def test_one_url_is_one_cell_and_several_are_split_at_commas():
+    assert cells.parse("redis://r1:6379/0") == ["redis://r1:6379/0"]
+    assert cells.parse("redis://r1:6379/0, redis://r2:6379/0") == ["redis://r1:6379/0", "redis://r2:6379/0"]
+
+
+@pytest.mark.parametrize("setting, says", [
+    ("redis://r1/0,,redis://r2/0", "empty cell"),
+    ("redis://r1/0,", "empty cell"),
+    ("redis://r1/0,r2:6379", "not a Redis URL"),
+    ("http://r1/0", "not a Redis URL"),
+    ("redis://r1/0,redis://r1/0", "listed twice"),
+    ("redis://:hunter2@r1/0,,redis://r2/0", "***"),
+])
+def test_a_redis_url_the_service_cannot_use_is_refused_with_a_message(setting, says):
+    with pytest.raises(SystemExit) as refused:
+        check_cells(make_settings(setting))
+    assert says in str(refused.value)
+    assert "hunter2" not in str(refused.value)
+
+
+def test_several_cells_need_one_position_key_for_the_deployment():
+    with pytest.raises(SystemExit, match="SUDOKU_POSITION_KEY"):
+        check_cells(make_settings("redis://r1/0,redis://r2/0"))
+    assert check_cells(make_settings("redis://r1/0,redis://r2/0", position_key="k")) == ["redis://r1/0",
+                                                                                       "redis://r2/0"]
+
+
+def test_sudoku_worker_serves_one_cell_and_says_so_when_given_several():
+    done = subprocess.run([installed_script("sudoku-worker")], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0,redis://127.0.0.1:2/0"})
+    assert done.returncode != 0
+    assert "serves one cell" in done.stderr and "one sudoku-worker per cell" in done.stderr, done.stderr
+
+
+def test_a_job_id_names_its_cell_in_its_first_two_hex_digits():
+    for cell in (0, 1, 7, 255):
+        job_id = cells.new_job_id(cell)
+        assert len(job_id) == 32 and int(job_id, 16) >= 0 and job_id == job_id.lower()
+        assert cells.cell_of(job_id, 256) == cell
+    assert cells.cell_of(cells.new_job_id(3), 2) is None  # not a cell of this deployment
+    assert cells.cell_of("ff" + "0" * 30, 1) == 0  # one cell: every id, as before cells
+
+
+# ---- Two real cells ----
+
+def _redis_7():
+    if not os.path.exists(SYSTEM_REDIS):
+        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture
+def two_cells(tmp_path):
+    """Two redis-servers, a worker and an interactive worker on each, and a
+    service instance on both."""
+    _redis_7()
+    servers = [SystemRedis(str(tmp_path)).start() for _ in range(2)]
+    setting = ",".join(server.url for server in servers)
+    workers = Supervisor(2, setting, interactive=1, env={"SUDOKU_POSITION_KEY": POSITION_KEY})
+    workers.start()
+    supervise_in_background(workers)
+    service = ServiceThread(make_settings(setting, position_key=POSITION_KEY)).start()
+    try:
+        yield servers, service, setting
+    finally:
+        service.stop()
+        workers.stop()
+        for server in servers:
+            if server.proc.poll() is None:
+                server.kill()
+
+
+def routed(cell: int) -> float:
+    return REGISTRY.get_sample_value("sudoku_cell_calls_total", {"cell": str(cell)}) or 0.0
+
+
+def cell_up(cell: int) -> float | None:
+    return REGISTRY.get_sample_value("sudoku_cell_up", {"cell": str(cell)})
+
+
+def health(address: str) -> int:
+    with grpc.insecure_channel(address) as channel:
+        return health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
+
+
+def fresh_boards(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [relabelled(rng.choice(puzzles("17_clue")), rng) for _ in range(n)]
+
+
+def test_calls_spread_over_the_cells_and_answer_right(two_cells):
+    servers, service, _ = two_cells
+    before = [routed(0), routed(1)]
+    with grpc.insecure_channel(service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        for board in fresh_boards(120, 1):
+            reply = stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT)
+            assert reply.count == 1
+    split = [routed(0) - before[0], routed(1) - before[1]]
+    assert sum(split) == 120 and min(split) >= 30, split  # each cell its share; the hash is not a coin
+    # Each cell's own workers answered its calls: each Redis saw jobs.
+    for server in servers:
+        stats = Redis(port=server.port).info("commandstats")
+        assert stats.get("cmdstat_evalsha", {}).get("calls", 0) > 0, server.url
+
+
+def test_a_cacheable_call_goes_to_its_key_cell_so_the_cache_still_hits(two_cells):
+    servers, service, _ = two_cells
+    board = fresh_boards(1, 2)[0]
+    with grpc.insecure_channel(service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        first = stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT)
+        # The worker writes the cache entry with the reply: in one cell only.
+        until(lambda: sum(len(Redis(port=s.port).keys(keys.cache("*"))) for s in servers) == 1, "the entry was written")
+        for _ in range(5):
+            assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT) == first
+    holders = [s for s in servers if Redis(port=s.port).keys(keys.cache("*"))]
+    assert len(holders) == 1
+
+
+def test_watch_and_cancel_reach_a_jobs_cell_from_another_instance(two_cells):
+    servers, service, setting = two_cells
+    other = ServiceThread(make_settings(setting, position_key=POSITION_KEY)).start()
+    try:
+        with grpc.insecure_channel(service.address) as a, grpc.insecure_channel(other.address) as b:
+            solving, watching = pb_grpc.SudokuStub(a), pb_grpc.SudokuStub(b)
+            seen = set()
+            for _ in range(12):  # unclaimed solves: either cell
+                stream = solving.Solve(pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                                       pacing=pb.Pacing(duration_ms=60_000)), timeout=TIMEOUT)
+                job_id = next(stream).job_id
+                cell = cells.cell_of(job_id, 2)
+                seen.add(cell)
+                assert Redis(port=servers[cell].port).exists(keys.frames(job_id))
+                assert not Redis(port=servers[1 - cell].port).exists(keys.frames(job_id))
+                watched = watching.Watch(pb.WatchRequest(job_id=job_id, unpaced=True), timeout=TIMEOUT)
+                assert next(watched).seq >= 1
+                assert watching.Cancel(pb.CancelRequest(job_id=job_id), timeout=TIMEOUT).cancelled
+                assert [m for m in watched][-1].outcome == pb.CANCELLED
+                stream.cancel()
+                if seen == {0, 1}:
+                    break
+            assert seen == {0, 1}
+            with pytest.raises(grpc.RpcError) as err:  # a cell this deployment does not have
+                watching.Cancel(pb.CancelRequest(job_id=cells.new_job_id(9)), timeout=TIMEOUT)
+            assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        other.stop()
+
+
+def test_a_request_id_is_claimed_in_one_cell_whoever_asks(two_cells):
+    _, service, setting = two_cells
+    other = ServiceThread(make_settings(setting, position_key=POSITION_KEY)).start()
+    try:
+        request = pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, request_id="cells-claim-1")
+        ids = set()
+        for address in (service.address, other.address, service.address):
+            with grpc.insecure_channel(address) as channel:
+                frames = list(pb_grpc.SudokuStub(channel).Solve(request, timeout=TIMEOUT))
+                ids.add(frames[0].job_id)
+                assert frames[-1].outcome == pb.SOLVED
+        assert len(ids) == 1, ids
+    finally:
+        other.stop()
+
+
+def _count_until_ok(stub, board: str, within: float = 10) -> tuple[pb.CountReply, list[str]]:
+    """A CountSolutions retried on UNAVAILABLE, as the client library does: its reply and the failures."""
+    failures = []
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT), failures
+        except grpc.RpcError as exc:
+            failures.append(exc.code().name)
+            assert exc.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() < deadline, failures
+            time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_cell_down_takes_no_new_calls_and_is_used_again_when_back(two_cells):
+    servers, service, _ = two_cells
+    with grpc.insecure_channel(service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        # A watched solve in flight on cell 1.
+        for _ in range(20):
+            watched = stub.Solve(pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                                 pacing=pb.Pacing(duration_ms=60_000)), timeout=60)
+            job_id = next(watched).job_id
+            if cells.cell_of(job_id, 2) == 1:
+                break
+            watched.cancel()
+        assert cells.cell_of(job_id, 2) == 1
+        next(watched)
+
+        servers[1].kill()
+        with pytest.raises(grpc.RpcError) as err:
+            for _ in watched:
+                pass
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE, err.value
+        until(lambda: cell_up(1) == 0, "the service saw cell 1 down", timeout=10)
+        assert health(service.address) == health_pb2.HealthCheckResponse.SERVING
+        assert cell_up(0) == 1
+
+        before = routed(1)
+        for board in fresh_boards(40, 3):  # every new call on cell 0, none failing
+            assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT).count == 1
+        assert routed(1) == before
+        with pytest.raises(grpc.RpcError) as err:
+            next(stub.Watch(pb.WatchRequest(job_id=job_id), timeout=TIMEOUT))
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert "cell 1" in err.value.details()
+
+        servers[1].start()  # back, empty, on the same port
+        back = time.monotonic()
+        until(lambda: cell_up(1) == 1, "the service saw cell 1 back", timeout=10)
+        # Its workers are back too: calls routed to it are answered.
+        for board in fresh_boards(40, 4):
+            reply, _ = _count_until_ok(stub, board)
+            assert reply.count == 1
+        assert routed(1) > before
+        print(f"cell 1 serving again {time.monotonic() - back:.1f} s after its Redis restarted")
