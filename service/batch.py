@@ -21,8 +21,6 @@ from service.cache import ResultCache, count_key
 from service.callbudget import TooMany
 from service.config import Settings
 from service.fanout import FanOut, Part, Unit
-from service.inbox import Inbox
-from service.queueing import Jobs
 from service.shares import Shares
 from service.validate import Invalid
 from sudoku import replies
@@ -35,18 +33,17 @@ _END = object()
 
 
 class BatchCounter:
-    def __init__(self, settings: Settings, jobs: Jobs, cache: ResultCache, inbox: Inbox, shares: Shares):
+    def __init__(self, settings: Settings, cells, cache: ResultCache, shares: Shares):
         self.settings = settings
-        self.jobs = jobs
+        self.cells = cells
         self.cache = cache
-        self.inbox = inbox
         self.shares = shares
 
     async def replies(self, requests: AsyncIterator[pb.CountRequest], peer: str | None) -> AsyncIterator:
         inbox: asyncio.Queue = asyncio.Queue(maxsize=self.settings.batch_size)
         reader = asyncio.create_task(self._read(requests, inbox))
         try:
-            async for reply in FanOut(self.jobs, self.inbox, self.shares, peer).replies(self._groups(inbox)):
+            async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._groups(inbox)):
                 yield reply
         finally:
             reader.cancel()

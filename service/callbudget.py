@@ -18,6 +18,8 @@ cancelled call leaves nothing behind in Redis.
 
 from __future__ import annotations
 
+import asyncio
+
 from redis.asyncio import Redis
 
 from service.queueing import new_job_id
@@ -37,14 +39,15 @@ class TooMany(Exception):
 
 
 class CallBudget:
-    def __init__(self, redis: Redis, budget_s: int, shares: int):
-        self.redis = redis
+    def __init__(self, budget_s: int, shares: int):
+        # The cells its jobs went to (a call's jobs spread over the cells),
+        # each with its boards of jobs not ended yet.
+        self.cells: dict[Redis, set[str]] = {}
         self.call_id = new_job_id()
         self.budget_ms = budget_s * 1000
         self.shares = max(1, shares)
         self.used_ms = 0
         self.reserved_ms = 0
-        self.boards_keys: set[str] = set()  # of its jobs not ended yet
 
     def grant(self, wanted_ms: int) -> int:
         """Reserves worker time for a job that may take up to `wanted_ms`;
@@ -66,11 +69,24 @@ class CallBudget:
         """What the job's spec carries of its call (worker.counting.CallWork)."""
         return {"call_id": self.call_id, "budget_ms": granted_ms}
 
+    def boards_keys(self, redis: Redis) -> set[str]:
+        """The boards of the call's jobs in the cell of `redis`, not ended yet
+        (a job's cell is one the cancel must reach)."""
+        return self.cells.setdefault(redis, set())
+
     async def cancel(self) -> None:
         """Stops the call's jobs: running ones at their next look at the
-        flag, queued ones as they start, their boards deleted now."""
-        async with self.redis.pipeline(transaction=False) as pipe:
+        flag, queued ones as they start, their boards deleted now. In every
+        cell the call used, each with its own flag: a worker looks in its own."""
+        outcomes = await asyncio.gather(*(self._cancel(redis, boards) for redis, boards in self.cells.items()),
+                                        return_exceptions=True)
+        for outcome in outcomes:  # each cell tried, then the first failure told
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    async def _cancel(self, redis: Redis, boards: set[str]) -> None:
+        async with redis.pipeline(transaction=False) as pipe:
             pipe.set(keys.cancel(self.call_id), 1, ex=CANCEL_TTL_S)
-            if self.boards_keys:
-                pipe.delete(*self.boards_keys)
+            if boards:
+                pipe.delete(*boards)
             await pipe.execute()

@@ -2,12 +2,13 @@
 
 A cell (sudoku/cells.py) is one Redis with its own RQ queues and workers;
 here it is everything of this instance's that talks to that Redis: its
-clients, the stream hub, the inbox, the stops, the coalescers and the
-batch counters. Cells share nothing, so whatever must be atomic stays in
+clients, the stream hub, the inbox, the stops and the coalescers.
+Cells share nothing, so whatever must be atomic stays in
 one: a cacheable call goes to the cell its cache key hashes to (the cache
 keeps its hit rate), a call claiming a request_id to the cell the id
 hashes to, and any other to the less loaded of two cells picked at random
-(the queue depth its last enqueue returned). Keys hash by rendezvous
+(the queue depth its last enqueue returned). A batch call's jobs go
+round the live cells (spread). Keys hash by rendezvous
 (highest random weight): a cell that goes down moves only its own keys,
 to the live cells, and they come back to it when it does. A request_id
 never moves: were it claimed in two cells, one retry could start two
@@ -22,16 +23,11 @@ from dataclasses import dataclass, field
 
 from prometheus_client import Counter
 
-from service.batch import BatchCounter
-from service.cache import ResultCache
 from service.calls import UnaryCalls
 from service.config import Settings
 from service.enqueue import Enqueuer
-from service.generating import Generator
-from service.grading import Grader
 from service.hub import StreamHub
 from service.inbox import Inbox
-from service.many import ManyCounter
 from service.queueing import Jobs
 from service.shares import Shares
 from service.stops import Stops
@@ -75,10 +71,6 @@ class Cell:
         self.inbox = Inbox(url, self.instance)
         self.unary = UnaryCalls(self.jobs, self.enqueuer, self.inbox, self.shares)
         self.watched = Watched(self.hub.waker, settings.stream_ttl_s)
-        self.batches = BatchCounter(settings, self.jobs, ResultCache(settings.cache_ttl_s), self.inbox, self.shares)
-        self.many = ManyCounter(settings, self.jobs, self.inbox, self.shares)
-        self.grader = Grader(settings, self.jobs, self.inbox, self.shares)
-        self.generator = Generator(settings, self.jobs, self.inbox, self.shares)
         self.name = str(self.index)
 
     def start(self) -> None:
@@ -109,6 +101,7 @@ class Cells:
     def __init__(self, cells: list[Cell]):
         self.all = cells
         self.random = random.Random()
+        self.turn = 0
 
     def __len__(self) -> int:
         return len(self.all)
@@ -150,6 +143,14 @@ class Cells:
             raise CellDown(f"request_id: its cell ({cell.index}) cannot be reached, and an id is never claimed "
                            "in two cells; retry in a moment")
         return self._routed(cell)
+
+    def spread(self) -> Cell:
+        """The next live cell in turn, for a batch call's next job."""
+        live = self.live() if len(self.all) > 1 else self.all
+        if not live:
+            raise CellDown("no cell of the job store can be reached; retry in a moment")
+        self.turn += 1
+        return self._routed(live[self.turn % len(live)])
 
     def least_loaded(self) -> Cell:
         """The less loaded of two live cells picked at random."""

@@ -34,8 +34,8 @@ from redis.exceptions import RedisError
 
 from service import futures
 from service.callbudget import CallBudget
-from service.inbox import Inbox, Reply, wait_reply
-from service.queueing import Jobs
+from service.config import Settings
+from service.inbox import Reply, wait_reply
 from service.shares import Shares
 from service.waiting import JobFailed, ResultLost
 from sudoku import lanes
@@ -68,15 +68,17 @@ class Unit:
 
 
 class FanOut:
-    """The jobs of one call. `peer` is its caller (for its share)."""
+    """The jobs of one call. `peer` is its caller (for its share);
+    `cells.spread()` gives each job its cell (service/cells.py): a call's
+    jobs go round the live cells, so one call can use every worker of the
+    fleet, and its replies keep their order whichever cell answered."""
 
-    def __init__(self, jobs: Jobs, inbox: Inbox, shares: Shares, peer: str | None):
-        settings = jobs.settings
-        self.jobs = jobs
-        self.inbox = inbox
+    def __init__(self, settings: Settings, cells, shares: Shares, peer: str | None):
+        self.settings = settings
+        self.cells = cells
         self.shares = shares
         self.peer = peer
-        self.budget = CallBudget(jobs.hub.waker, settings.max_call_work_s, settings.batch_inflight)
+        self.budget = CallBudget(settings.max_call_work_s, settings.batch_inflight)
         self.room = asyncio.Semaphore(settings.batch_inflight)
         self.inflight = settings.batch_inflight
         self.running: set[asyncio.Task] = set()
@@ -131,35 +133,38 @@ class FanOut:
 
     async def _run(self, part: Part, granted_ms: int) -> Reply:
         reply_id = uuid.uuid4().hex
-        job_id = self.jobs.new_job_id()
-        future = self.inbox.expect(reply_id)
+        cell = self.cells.spread()
+        jobs, inbox, redis = cell.jobs, cell.inbox, cell.jobs.hub.waker
+        job_id = jobs.new_job_id()
+        future = inbox.expect(reply_id)
         used_ms = granted_ms
         boards_key = part.spec.get("count", {}).get("boards_key") if part.boards is not None else None
+        boards_keys = self.budget.boards_keys(redis)
         try:
             if boards_key:
-                self.budget.boards_keys.add(boards_key)
-                await self.jobs.hub.waker.set(boards_key, part.boards, ex=granted_ms // 1000 + self.boards_ttl_s)
-            args = {"kind": part.kind, "spec": part.spec, "inbox": self.inbox.key, "reply": reply_id,
+                boards_keys.add(boards_key)
+                await redis.set(boards_key, part.boards, ex=granted_ms // 1000 + self.boards_ttl_s)
+            args = {"kind": part.kind, "spec": part.spec, "inbox": inbox.key, "reply": reply_id,
                     **self.budget.job_fields(granted_ms)}
-            await self.jobs.enqueue(lanes.QUEUES[lanes.BATCH], "worker.jobs.part", args, job_id,
-                                    timeout=granted_ms // 1000 + 60, result_ttl=self.jobs.answered_ttl_s,
-                                    failure_ttl=self.jobs.settings.result_ttl_s, retry=self.jobs.retry,
-                                    on_failure=self.jobs.part_failure)
-            reply = await wait_reply(self.jobs.hub.waker, future, job_id)
-            if reply.code is not None and boards_key and not await self.jobs.hub.waker.exists(boards_key):
+            await jobs.enqueue(lanes.QUEUES[lanes.BATCH], "worker.jobs.part", args, job_id,
+                               timeout=granted_ms // 1000 + 60, result_ttl=jobs.answered_ttl_s,
+                               failure_ttl=jobs.settings.result_ttl_s, retry=jobs.retry,
+                               on_failure=jobs.part_failure)
+            reply = await wait_reply(redis, future, job_id)
+            if reply.code is not None and boards_key and not await redis.exists(boards_key):
                 # It failed for want of its boards: they went with a job
                 # store that restarted between their write and the job's.
                 raise ResultLost(boards_key)
             used_ms = reply.work_ms if reply.code is None else granted_ms
             return reply
         finally:
-            self.inbox.forget(reply_id)
+            inbox.forget(reply_id)
             self.budget.settle(granted_ms, used_ms)
             self.room.release()
             self.shares.give_back(lanes.BATCH, self.peer)
             if boards_key:
-                self.budget.boards_keys.discard(boards_key)
-                await futures.finish(_delete(self.jobs.hub.waker, boards_key))
+                boards_keys.discard(boards_key)
+                await futures.finish(_delete(redis, boards_key))
 
     async def _end(self, reader: asyncio.Task, ordered: asyncio.Queue, ended: bool) -> None:
         """The call is over: stops what is left of it, and waits until it has."""

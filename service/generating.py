@@ -19,8 +19,6 @@ from service import validate
 from service.callbudget import BudgetSpent
 from service.config import Settings
 from service.fanout import FanOut, Part, Unit, failed
-from service.inbox import Inbox
-from service.queueing import Jobs
 from service.shares import Shares
 from service.validate import Invalid
 from sudoku import grid, replies
@@ -67,15 +65,14 @@ def generate_options(request: pb.GenerateRequest, settings: Settings) -> tuple[i
 
 
 class Generator:
-    def __init__(self, settings: Settings, jobs: Jobs, inbox: Inbox, shares: Shares):
+    def __init__(self, settings: Settings, cells, shares: Shares):
         self.settings = settings
-        self.jobs = jobs
-        self.inbox = inbox
+        self.cells = cells
         self.shares = shares
 
     async def puzzles(self, request: pb.GenerateRequest, peer: str | None) -> AsyncIterator:
         options = generate_options(request, self.settings)  # before any job: a bad request queues nothing
-        fan = FanOut(self.jobs, self.inbox, self.shares, peer)
+        fan = FanOut(self.settings, self.cells, self.shares, peer)
         async for puzzle in fan.replies(self._units(*options)):
             yield puzzle
 

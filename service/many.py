@@ -24,8 +24,7 @@ from service import validate
 from service.callbudget import TooMany
 from service.config import Settings
 from service.fanout import FanOut, Part, Unit
-from service.inbox import Inbox
-from service.queueing import Jobs, new_job_id
+from service.queueing import new_job_id
 from service.shares import Shares
 from service.validate import Invalid
 from sudoku import keys, replies
@@ -33,14 +32,13 @@ from sudoku.v1 import sudoku_pb2 as pb
 
 
 class ManyCounter:
-    def __init__(self, settings: Settings, jobs: Jobs, inbox: Inbox, shares: Shares):
+    def __init__(self, settings: Settings, cells, shares: Shares):
         self.settings = settings
-        self.jobs = jobs
-        self.inbox = inbox
+        self.cells = cells
         self.shares = shares
 
     async def replies(self, requests: AsyncIterator[pb.CountManyRequest], peer: str | None) -> AsyncIterator:
-        async for reply in FanOut(self.jobs, self.inbox, self.shares, peer).replies(self._units(requests)):
+        async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._units(requests)):
             yield reply
 
     async def _units(self, requests) -> AsyncIterator[Unit]:

@@ -26,13 +26,15 @@ from redis.exceptions import RedisError, ResponseError
 
 from service import admission, decoding, futures, metrics, reflection_v1, relay, security, validate, waiting, web
 from service.admission import FrameBudget, Saturated, message_rate
+from service.batch import BatchCounter
 from service.cells import Cell, CellDown, Cells
+from service.many import ManyCounter
 from service.cellhealth import CellHealth
 from service.cache import ResultCache, count_key, grade_key, hint_key
 from service.callbudget import BudgetSpent, TooMany
 from service.config import Settings
-from service.generating import NoPuzzle
-from service.grading import grade_spec
+from service.generating import Generator, NoPuzzle
+from service.grading import Grader, grade_spec
 from service.hub import ShuttingDown
 from service.pacing import Schedule
 from service.positions import PositionGone
@@ -214,6 +216,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         # Positions are signed with one key for the whole deployment: with
         # several cells it is a setting (check_cells), with one it lives there.
         self.stepping = Stepping(settings, cells.all[0].redis)
+        self.batches = BatchCounter(settings, cells, cache, shares)
+        self.many = ManyCounter(settings, cells, shares)
+        self.grader = Grader(settings, cells, shares)
+        self.generator = Generator(settings, cells, shares)
         self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
 
     @statuses
@@ -322,12 +328,12 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def GradeMany(self, request_iterator, context):
-        async for reply in self.cells.least_loaded().grader.replies(request_iterator, admission.peer(context)):
+        async for reply in self.grader.replies(request_iterator, admission.peer(context)):
             yield reply
 
     @statuses
     async def Generate(self, request: pb.GenerateRequest, context):
-        async for puzzle in self.cells.least_loaded().generator.puzzles(request, admission.peer(context)):
+        async for puzzle in self.generator.puzzles(request, admission.peer(context)):
             yield puzzle
 
     @statuses
@@ -344,12 +350,12 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def CountBatch(self, request_iterator, context):
-        async for reply in self.cells.least_loaded().batches.replies(request_iterator, admission.peer(context)):
+        async for reply in self.batches.replies(request_iterator, admission.peer(context)):
             yield reply
 
     @statuses
     async def CountMany(self, request_iterator, context):
-        async for reply in self.cells.least_loaded().many.replies(request_iterator, admission.peer(context)):
+        async for reply in self.many.replies(request_iterator, admission.peer(context)):
             yield reply
 
 

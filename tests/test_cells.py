@@ -16,16 +16,18 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 from redis import Redis
+from rq import Worker
 
 from service.cells import ROUTED
 from service.server import check_cells
 from sudoku import cells, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.puzzles import puzzles, relabelled
+from tests.puzzles import long_boards, puzzles, relabelled
 from tests.stack import (
     SYSTEM_REDIS, ServiceThread, SystemRedis, installed_script, make_settings, supervise_in_background, until,
 )
+from worker import engine
 from worker.supervisor import Supervisor
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
@@ -259,3 +261,50 @@ def test_a_cell_down_takes_no_new_calls_and_is_used_again_when_back(two_cells):
             assert reply.count == 1
         assert routed(1) > before
         print(f"cell 1 serving again {time.monotonic() - back:.1f} s after its Redis restarted")
+
+
+# ---- Batch calls over the cells ----
+
+def busy_workers(servers) -> int:
+    return sum(len([w for w in Worker.all(connection=Redis(port=s.port)) if w.get_state() == "busy"])
+               for s in servers)
+
+
+def test_a_batch_calls_jobs_spread_over_the_cells_and_answer_in_order(two_cells):
+    servers, _, setting = two_cells
+    service = ServiceThread(make_settings(setting, position_key=POSITION_KEY, many_job_size=50,
+                                          generate_job_size=2)).start()
+    try:
+        rng = random.Random(6)
+        sources = puzzles("17_clue") + puzzles("invalid_no_solution")
+        boards = [relabelled(rng.choice(sources), rng) for _ in range(600)]
+        before = [routed(0), routed(1)]
+        with grpc.insecure_channel(service.address) as channel:
+            stub = pb_grpc.SudokuStub(channel)
+            (reply,) = stub.CountMany(iter([pb.CountManyRequest(boards=boards)]), timeout=60)
+            split = [routed(0) - before[0], routed(1) - before[1]]
+            assert split == [6, 6], split  # 12 jobs, in turn
+            assert list(reply.counts) == [engine.count(b, limit=2)[0] for b in boards]
+            first = [p.puzzle for p in stub.Generate(pb.GenerateRequest(level=1, count=8, seed=11), timeout=60)]
+            again = [p.puzzle for p in stub.Generate(pb.GenerateRequest(level=1, count=8, seed=11), timeout=60)]
+            assert len(first) == 8 and first == again  # four jobs over two cells, in the seeds' order
+    finally:
+        service.stop()
+
+
+def test_a_cancelled_batch_call_stops_its_jobs_in_every_cell(two_cells):
+    servers, service, _ = two_cells
+    with grpc.insecure_channel(service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        boards = long_boards(8)
+        call = stub.CountMany(iter([pb.CountManyRequest(boards=[b], limit=1_000_000, time_limit_ms=10_000)
+                                    for b in boards]), timeout=60)
+        until(lambda: busy_workers(servers) >= 2, "both cells' workers took the call's jobs", timeout=20)
+        call.cancel()
+        cancelled = time.monotonic()
+        until(lambda: busy_workers(servers) == 0, "every cell's workers stopped", timeout=10)
+        assert time.monotonic() - cancelled < 1.5
+    # The call's cancel flag went up in each cell: a worker looks in its own.
+    flags = [Redis(port=s.port).keys(keys.cancel("*")) for s in servers]
+    assert all(len(found) == 1 for found in flags) and flags[0] == flags[1], flags
+    until(lambda: not any(Redis(port=s.port).keys(keys.boards("*")) for s in servers), "the boards went", timeout=5)
