@@ -54,7 +54,8 @@ class Cell:
     settings: Settings
     shares: Shares
     instance: str
-    serving: bool = True  # the health monitor's verdict (service/server.py)
+    serving: bool = True  # the health monitor's verdict (service/cellhealth.py)
+    draining: bool = False  # SUDOKU_DRAIN_CELLS: no new calls
     tasks: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -107,7 +108,8 @@ class Cells:
         return len(self.all)
 
     def live(self) -> list[Cell]:
-        return [cell for cell in self.all if cell.serving]
+        """The cells that may take new calls."""
+        return [cell for cell in self.all if cell.serving and not cell.draining]
 
     def _routed(self, cell: Cell) -> Cell:
         ROUTED.labels(cell.name).inc()
@@ -138,7 +140,9 @@ class Cells:
         """A call claiming `request_id`: the id's own cell, live or not."""
         if not request_id or len(self.all) == 1:
             return self.least_loaded()
-        cell = max(self.all, key=lambda cell: _weight(request_id, cell))
+        # A cell being drained takes no new claims: a retry of an id it
+        # holds may start a job elsewhere (README, "Cells").
+        cell = max((c for c in self.all if not c.draining), key=lambda cell: _weight(request_id, cell))
         if not cell.serving:
             raise CellDown(f"request_id: its cell ({cell.index}) cannot be reached, and an id is never claimed "
                            "in two cells; retry in a moment")

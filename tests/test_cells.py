@@ -308,3 +308,37 @@ def test_a_cancelled_batch_call_stops_its_jobs_in_every_cell(two_cells):
     flags = [Redis(port=s.port).keys(keys.cancel("*")) for s in servers]
     assert all(len(found) == 1 for found in flags) and flags[0] == flags[1], flags
     until(lambda: not any(Redis(port=s.port).keys(keys.boards("*")) for s in servers), "the boards went", timeout=5)
+
+
+def test_a_drained_cell_takes_no_new_calls_and_still_answers_for_its_jobs(two_cells):
+    _, service, setting = two_cells
+    with grpc.insecure_channel(service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        for _ in range(30):  # a job of cell 1's, made before the drain
+            stream = stub.Solve(pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                                pacing=pb.Pacing(duration_ms=60_000)), timeout=TIMEOUT)
+            job_id = next(stream).job_id
+            stream.cancel()
+            if cells.cell_of(job_id, 2) == 1:
+                break
+    assert cells.cell_of(job_id, 2) == 1
+    draining = ServiceThread(make_settings(setting, position_key=POSITION_KEY, drain_cells="1")).start()
+    try:
+        with grpc.insecure_channel(draining.address) as channel:
+            stub = pb_grpc.SudokuStub(channel)
+            before = routed(1)
+            for board in fresh_boards(30, 5):
+                assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT).count == 1
+            frames = stub.Solve(pb.SolveRequest(board=HARD, request_id="cells-drain-1"), timeout=TIMEOUT)
+            assert cells.cell_of(next(frames).job_id, 2) == 0
+            frames.cancel()
+            assert routed(1) == before
+            assert next(stub.Watch(pb.WatchRequest(job_id=job_id, unpaced=True), timeout=TIMEOUT)).job_id == job_id
+    finally:
+        draining.stop()
+
+
+@pytest.mark.parametrize("drain, says", [("2", "not a cell"), ("x", "not a cell"), ("0,1", "every cell")])
+def test_a_drain_the_service_cannot_use_is_refused(drain, says):
+    with pytest.raises(SystemExit, match=says):
+        check_cells(make_settings("redis://r1/0,redis://r2/0", position_key="k", drain_cells=drain))

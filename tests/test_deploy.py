@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from sudoku import cells
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -27,7 +29,7 @@ def runs(command: list[str]) -> None:
 
 
 def test_compose_runs_redis_the_service_and_scalable_workers():
-    services = COMPOSE["services"]
+    services = {name: s for name, s in COMPOSE["services"].items() if "profiles" not in s}
     assert set(services) == {"redis", "service", "worker"}
     for name in ("service", "worker"):
         runs(services[name]["command"])
@@ -35,6 +37,21 @@ def test_compose_runs_redis_the_service_and_scalable_workers():
         assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
     assert "ports" not in services["worker"], "workers must scale: no fixed host port"
     assert "--workers" in services["service"]["command"], "the service leaves the work to the worker containers"
+
+
+def test_the_two_cells_profile_runs_a_second_cell_and_a_service_on_both():
+    services = COMPOSE["services"]
+    profiled = {name for name, s in services.items() if s.get("profiles") == ["two-cells"]}
+    assert profiled == {"redis-cell1", "worker-cell1", "service-two-cells"}
+    both = services["service-two-cells"]["environment"]["REDIS_URL"]
+    assert cells.parse(both) == [services["service"]["environment"]["REDIS_URL"],
+                                 services["worker-cell1"]["environment"]["REDIS_URL"]]
+    assert cells.one(services["worker-cell1"]["environment"]["REDIS_URL"], "a worker")
+    for name in ("worker-cell1", "service-two-cells"):
+        runs(services[name]["command"])
+        assert "SUDOKU_POSITION_KEY" in services[name]["environment"]
+    ports = {p for s in services.values() for p in s.get("ports", [])}
+    assert len(ports) == sum(len(s.get("ports", [])) for s in services.values()), "two services on one host port"
 
 
 def test_healthchecks_run_commands_that_exist():
