@@ -19,7 +19,7 @@ import logging
 
 from grpc_health.v1 import health_pb2
 from grpc_health.v1.health import aio as health_aio
-from prometheus_client import Gauge
+from prometheus_client import Counter, Gauge
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
@@ -37,6 +37,7 @@ MEMORY_EVERY = 4  # pings between two looks at Redis's memory
 FAILED_PINGS = 2  # PINGs in a row Redis must miss to count as away
 
 CELL_UP = Gauge("sudoku_cell_up", "1 while this instance reaches the cell's Redis, 0 while it is down", ["cell"])
+CELL_DOWNS = Counter("sudoku_cell_downs", "Times this instance saw the cell go down", ["cell"])
 
 
 async def redis_ok(redis: AsyncRedis) -> bool:
@@ -94,6 +95,8 @@ class CellHealth:
             if now != cell.serving:
                 cell.serving = now
                 CELL_UP.labels(cell.name).set(int(now))
+                if not now:
+                    CELL_DOWNS.labels(cell.name).inc()
                 log.warning("cell %s (redis) %s", cell.name, "is back: serving" if now else "cannot be reached: down")
                 await self._update()
 

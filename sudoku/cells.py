@@ -7,13 +7,17 @@ every service instance: a cell is named by its place in that list. A job's
 id carries that number in its first two hex digits, so any service
 instance sends a Watch, a Cancel or a result wait straight to the job's
 cell, with nothing to look up. A worker serves one cell (its REDIS_URL is
-one URL).
+one URL). A cell whose primary must survive its loss is a Sentinel group:
+its URL is `redis+sentinel://host:port,host:port,.../service_name/db`
+(sudoku/connections.py), whose own commas list the group's sentinels.
 """
 
 from __future__ import annotations
 
 import uuid
 from urllib.parse import urlsplit
+
+from sudoku import connections
 
 MAX_CELLS = 256  # two hex digits of a job id
 SCHEMES = ("redis", "rediss", "unix", "redis+sentinel")
@@ -25,7 +29,12 @@ class BadCells(ValueError):
 
 def parse(setting: str) -> list[str]:
     """The cells' URLs of REDIS_URL (one URL, or several comma-separated)."""
-    urls = [part.strip() for part in setting.split(",")]
+    urls: list[str] = []
+    for part in (part.strip() for part in setting.split(",")):
+        if part and "://" not in part and urls and _open_sentinel(urls[-1]):
+            urls[-1] += "," + part  # the next sentinel of the group: host:port[/service_name/db]
+        else:
+            urls.append(part)
     if any(not url for url in urls):
         raise BadCells(f"REDIS_URL={_safe(setting)!r}: an empty cell between commas; list each cell's URL once")
     for url in urls:
@@ -33,12 +42,23 @@ def parse(setting: str) -> list[str]:
         if scheme not in SCHEMES:
             raise BadCells(f"REDIS_URL: {_safe(url)!r} is not a Redis URL (it must start with "
                            f"{', '.join(s + '://' for s in SCHEMES)})")
+    for url in urls:
+        try:
+            connections.sentinel_url(url)
+        except ValueError as exc:
+            raise BadCells(f"REDIS_URL: {_safe(url)!r}: {exc}") from None
     if len(set(urls)) != len(urls):
         raise BadCells(f"REDIS_URL={_safe(setting)!r}: a cell is listed twice (each would get half its calls "
                        "under two names)")
     if len(urls) > MAX_CELLS:
         raise BadCells(f"REDIS_URL: {len(urls)} cells; at most {MAX_CELLS}")
     return urls
+
+
+def _open_sentinel(url: str) -> bool:
+    """A sentinel URL whose hosts may go on: no service name after them yet."""
+    scheme, _, rest = url.partition("://")
+    return scheme == connections.SENTINEL_SCHEME and "/" not in rest
 
 
 def one(setting: str, who: str) -> str:

@@ -17,13 +17,24 @@ blocking BLPOP is not cut short. So the timeouts are set here, once:
 
 redis-py's clients made here do not retry a command by themselves: whoever
 calls decides (the client library retries UNAVAILABLE with backoff).
+
+A URL may name a Redis Sentinel group instead of a server:
+`redis+sentinel://[:password@]host:port[,host:port...]/service_name[/db]`.
+The client then asks the sentinels for the group's primary as it
+connects, so after a failover each connection that failed reconnects to
+the promoted replica by itself (redis-py's Sentinel client). Its pool
+does not queue commands for a free connection as service_pool's does.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import NamedTuple
+from urllib.parse import unquote
 
 from redis import Redis
+from redis import sentinel as sync_sentinel
+from redis.asyncio import sentinel as asyncio_sentinel
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 
@@ -34,10 +45,71 @@ WORKER_TIMEOUT_S = 3.0
 HEALTH_CHECK_S = 10
 
 
+SENTINEL_SCHEME = "redis+sentinel"
+SENTINEL_PORT = 26379
+
+
+class SentinelUrl(NamedTuple):
+    sentinels: list[tuple[str, int]]
+    service_name: str
+    db: int
+    password: str | None
+
+
+def sentinel_url(url: str) -> SentinelUrl | None:
+    """The parts of a redis+sentinel:// URL; None for any other URL."""
+    scheme, _, rest = url.partition("://")
+    if scheme != SENTINEL_SCHEME:
+        return None
+    netloc, _, path = rest.partition("/")
+    password = None
+    if "@" in netloc:
+        userinfo, _, netloc = netloc.rpartition("@")
+        password = unquote(userinfo.partition(":")[2]) or None
+    sentinels = []
+    for host in netloc.split(","):
+        name, _, port = host.rpartition(":") if ":" in host else (host, "", "")
+        sentinels.append((name, int(port) if port else SENTINEL_PORT))
+    parts = [p for p in path.split("?")[0].split("/") if p]
+    if not parts or not all(name for name, _ in sentinels):
+        raise ValueError(f"{SENTINEL_SCHEME} URL needs host:port[,host:port...]/service_name[/db]")
+    return SentinelUrl(sentinels, parts[0], int(parts[1]) if len(parts) > 1 else 0, password)
+
+
+class _SentinelPool(sync_sentinel.SentinelConnectionPool):
+    """redis-py's pool of a group's primary, which also closes its clients
+    of the sentinels when it is closed (redis-py's leaves them open)."""
+
+    def disconnect(self, *args, **kwargs) -> None:
+        super().disconnect(*args, **kwargs)
+        for sentinel in self.sentinel_manager.sentinels:
+            sentinel.close()
+
+
+class _AsyncSentinelPool(asyncio_sentinel.SentinelConnectionPool):
+    async def disconnect(self, *args, **kwargs) -> None:
+        await super().disconnect(*args, **kwargs)
+        for sentinel in self.sentinel_manager.sentinels:
+            await sentinel.aclose()
+
+
+def _sentinel_pool(parts: SentinelUrl, asynchronous: bool, **kwargs):
+    """A pool of connections to the group's primary, as redis-py's Sentinel.master_for makes it."""
+    module, pool = (asyncio_sentinel, _AsyncSentinelPool) if asynchronous else (sync_sentinel, _SentinelPool)
+    timeouts = {k: v for k, v in kwargs.items() if k.startswith("socket_")}
+    group = module.Sentinel(parts.sentinels, sentinel_kwargs=timeouts)
+    return pool(parts.service_name, group, is_master=True, db=parts.db, password=parts.password, **kwargs)
+
+
 def service_pool(url: str, max_connections: int, wait_s: float) -> AsyncRedis:
     """The service's shared asyncio client: a command waits `wait_s` at most
     for a free connection (a burst of calls queues instead of failing), then
     SERVICE_TIMEOUT_S for its reply."""
+    sentinel = sentinel_url(url)
+    if sentinel is not None:
+        return AsyncRedis.from_pool(_sentinel_pool(
+            sentinel, True, max_connections=max_connections, socket_timeout=SERVICE_TIMEOUT_S,
+            socket_connect_timeout=SERVICE_TIMEOUT_S, health_check_interval=HEALTH_CHECK_S))
     pool = BlockingConnectionPool.from_url(
         url, max_connections=max_connections, timeout=wait_s, socket_timeout=SERVICE_TIMEOUT_S,
         socket_connect_timeout=SERVICE_TIMEOUT_S, health_check_interval=HEALTH_CHECK_S,
@@ -47,6 +119,13 @@ def service_pool(url: str, max_connections: int, wait_s: float) -> AsyncRedis:
 
 def service_blocking(url: str, block_s: float) -> AsyncRedis:
     """One asyncio connection for blocking reads of up to `block_s`."""
+    sentinel = sentinel_url(url)
+    if sentinel is not None:
+        pool = _sentinel_pool(sentinel, True, socket_timeout=block_s + SERVICE_TIMEOUT_S,
+                              socket_connect_timeout=SERVICE_TIMEOUT_S)
+        client = AsyncRedis(connection_pool=pool, single_connection_client=True)
+        client.auto_close_connection_pool = True  # as from_pool makes it: aclose() closes the pool too
+        return client
     return AsyncRedis.from_url(
         url, single_connection_client=True, socket_timeout=block_s + SERVICE_TIMEOUT_S,
         socket_connect_timeout=SERVICE_TIMEOUT_S,
@@ -55,13 +134,20 @@ def service_blocking(url: str, block_s: float) -> AsyncRedis:
 
 def service_sync(url: str) -> Redis:
     """A blocking client for the service's set-up (RQ's Queue objects hold one)."""
-    return Redis.from_url(url, socket_timeout=SERVICE_TIMEOUT_S, socket_connect_timeout=SERVICE_TIMEOUT_S,
-                          health_check_interval=HEALTH_CHECK_S)
+    return _sync(url, SERVICE_TIMEOUT_S)
 
 
 def worker(url: str) -> Redis:
     """A worker's client (its jobs, heartbeats and maintenance)."""
-    return Redis.from_url(url, socket_timeout=WORKER_TIMEOUT_S, socket_connect_timeout=WORKER_TIMEOUT_S,
+    return _sync(url, WORKER_TIMEOUT_S)
+
+
+def _sync(url: str, timeout: float) -> Redis:
+    sentinel = sentinel_url(url)
+    if sentinel is not None:
+        return Redis.from_pool(_sentinel_pool(sentinel, False, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                              health_check_interval=HEALTH_CHECK_S))
+    return Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
                           health_check_interval=HEALTH_CHECK_S)
 
 

@@ -118,6 +118,8 @@ class HeldConnection:
         recovery = Recovery(after_timeout=True)
         while True:
             try:
+                if not connection.is_connected:
+                    connection.connect()  # a Sentinel group's connection asks for the primary here only
                 connection.send_packed_command(packed)
                 return connection.read_response()
             except RedisError as error:
@@ -152,6 +154,11 @@ class ScriptPool:
                 recovery = Recovery(after_timeout=False)
                 while True:
                     try:
+                        if not connection.is_connected:
+                            # A Sentinel group's connection asks for the primary in
+                            # connect() only: send_packed_command would connect to
+                            # its default address.
+                            await connection.connect()
                         await connection.send_packed_command(packed)
                         return await connection.read_response()
                     except RedisError as error:

@@ -146,9 +146,10 @@ def started_attempt(redis, job_id: str, worker_name: str = "test-worker") -> Att
 class SystemRedis:
     """Debian's redis-server on a loopback port, no persistence: a restart is empty."""
 
-    def __init__(self, folder: str):
+    def __init__(self, folder: str, *extra: str):
         self.port = free_port()
         self.folder = folder
+        self.extra = extra  # more redis-server options (--replicaof for a replica)
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -158,7 +159,7 @@ class SystemRedis:
     def start(self) -> SystemRedis:
         self.proc = subprocess.Popen(
             [SYSTEM_REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.folder, "--loglevel", "warning"], stdout=subprocess.DEVNULL)
+             "--dir", self.folder, "--loglevel", "warning", *self.extra], stdout=subprocess.DEVNULL)
         client = Redis(port=self.port)
         deadline = time.monotonic() + 10
         while True:

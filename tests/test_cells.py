@@ -119,6 +119,10 @@ def cell_up(cell: int) -> float | None:
     return REGISTRY.get_sample_value("sudoku_cell_up", {"cell": str(cell)})
 
 
+def cell_downs(cell: int) -> float:
+    return REGISTRY.get_sample_value("sudoku_cell_downs_total", {"cell": str(cell)}) or 0.0
+
+
 def health(address: str) -> int:
     with grpc.insecure_channel(address) as channel:
         return health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
@@ -147,6 +151,7 @@ def test_calls_spread_over_the_cells_and_answer_right(two_cells):
 
 def test_a_cacheable_call_goes_to_its_key_cell_so_the_cache_still_hits(two_cells):
     servers, service, _ = two_cells
+    downs = [cell_downs(0), cell_downs(1)]
     board = fresh_boards(1, 2)[0]
     with grpc.insecure_channel(service.address) as channel:
         stub = pb_grpc.SudokuStub(channel)
@@ -156,7 +161,10 @@ def test_a_cacheable_call_goes_to_its_key_cell_so_the_cache_still_hits(two_cells
         for _ in range(5):
             assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT) == first
     holders = [s for s in servers if Redis(port=s.port).keys(keys.cache("*"))]
-    assert len(holders) == 1
+    # A cell seen down meanwhile (two PINGs late on a loaded machine) sends
+    # its keys to the other cell for a while: then both may hold the entry.
+    if [cell_downs(0), cell_downs(1)] == downs:
+        assert len(holders) == 1
 
 
 def test_watch_and_cancel_reach_a_jobs_cell_from_another_instance(two_cells):

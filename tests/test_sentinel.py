@@ -1,0 +1,204 @@
+"""A cell that survives losing its primary: a Redis Sentinel group (one
+primary, one replica, three sentinels, Debian's redis-server and
+redis-sentinel on loopback), its primary SIGKILLed under a mixed load.
+No call is lost or answered wrong; every failed call is UNAVAILABLE and
+succeeds on retry once Sentinel has promoted the replica, which the
+workers and the service follow by themselves (sudoku/connections.py).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from redis import Redis
+
+from sudoku import cells
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.puzzles import puzzles, relabelled
+from tests.stack import (
+    SYSTEM_REDIS, ServiceThread, SystemRedis, free_port, make_settings, supervise_in_background, until,
+)
+from worker import engine
+from worker.supervisor import Supervisor
+
+pytestmark = pytest.mark.slow  # seconds of load on each side of a failover
+
+SENTINEL = "/usr/bin/redis-sentinel"
+GROUP = "cell0"
+LOAD_S = float(os.environ.get("SUDOKU_FAILOVER_LOAD_S", "12"))  # the issue's figure: 60
+TIMEOUT = 15
+
+
+class SentinelGroup:
+    """A primary, its replica and three sentinels watching them, on loopback."""
+
+    def __init__(self, folder: Path):
+        for name in ("primary", "replica", "sentinels"):
+            (folder / name).mkdir()
+        self.primary = SystemRedis(str(folder / "primary")).start()
+        self.replica = SystemRedis(str(folder / "replica"), "--replicaof", "127.0.0.1", str(self.primary.port),
+                                   "--replica-announce-ip", "127.0.0.1").start()
+        self.ports = [free_port() for _ in range(3)]
+        self.sentinels = [self._sentinel(folder / "sentinels", port) for port in self.ports]
+
+    def _sentinel(self, folder: Path, port: int) -> subprocess.Popen:
+        config = folder / f"{port}.conf"  # Sentinel rewrites its config as it learns
+        config.write_text(
+            f"port {port}\nbind 127.0.0.1\ndir {folder}\nsentinel announce-ip 127.0.0.1\n"
+            f"sentinel monitor {GROUP} 127.0.0.1 {self.primary.port} 2\n"
+            f"sentinel down-after-milliseconds {GROUP} 1000\nsentinel failover-timeout {GROUP} 10000\n")
+        return subprocess.Popen([SENTINEL, str(config), "--loglevel", "warning"], stdout=subprocess.DEVNULL)
+
+    @property
+    def url(self) -> str:
+        return "redis+sentinel://" + ",".join(f"127.0.0.1:{port}" for port in self.ports) + f"/{GROUP}/0"
+
+    def primary_port(self) -> int | None:
+        """The primary's port as the first sentinel that answers says."""
+        for port in self.ports:
+            try:
+                with Redis(port=port, socket_timeout=1) as sentinel:
+                    return int(sentinel.sentinel_get_master_addr_by_name(GROUP)[1])
+            except Exception:  # noqa: BLE001 - not up yet, or this one is away
+                continue
+        return None
+
+    def ready(self) -> bool:
+        """Every sentinel knows the replica and the others."""
+        try:
+            for port in self.ports:
+                with Redis(port=port, socket_timeout=1) as sentinel:
+                    state = sentinel.sentinel_master(GROUP)
+                    if int(state["num-slaves"]) < 1 or int(state["num-other-sentinels"]) < 2:
+                        return False
+            with Redis(port=self.replica.port) as replica:
+                return replica.info("replication")["master_link_status"] == "up"
+        except Exception:  # noqa: BLE001 - not up yet
+            return False
+
+    def stop(self) -> None:
+        for proc in self.sentinels:
+            proc.kill()
+            proc.wait()
+        for server in (self.primary, self.replica):
+            if server.proc.poll() is None:
+                server.kill()
+
+
+@pytest.fixture
+def group(tmp_path):
+    for binary in (SYSTEM_REDIS, SENTINEL):
+        if not os.path.exists(binary):
+            message = f"{binary} is missing: apt-get install redis-server redis-sentinel"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+    group = SentinelGroup(tmp_path)
+    try:
+        until(group.ready, "the sentinels knew the replica and each other", timeout=30)
+        yield group
+    finally:
+        group.stop()
+
+
+class MixedLoad:
+    """Threads sending Hint, CountSolutions and watched Solve calls on
+    fresh boards, each retried on UNAVAILABLE (as the client library
+    does) until it succeeds; every answer checked against the engine."""
+
+    def __init__(self, address: str, threads: int = 3):
+        self.address = address
+        self.stop = threading.Event()
+        self.failures: list[str] = []  # codes of the attempts that failed
+        self.wrong: list[str] = []
+        self.answered = 0
+        self.ok_at: list[float] = []
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(threads)]
+        for thread in self.threads:
+            thread.start()
+
+    def _run(self, seed: int) -> None:
+        rng = random.Random(seed)
+        boards = puzzles("17_clue")
+        with grpc.insecure_channel(self.address) as channel:
+            stub = pb_grpc.SudokuStub(channel)
+            while not self.stop.is_set():
+                board = relabelled(rng.choice(boards), rng)
+                kind = rng.choices(("hint", "count", "solve"), (7, 2, 1))[0]
+                self._until_ok(lambda: self._call(stub, kind, board))
+
+    def _call(self, stub, kind: str, board: str) -> None:
+        if kind == "count":
+            reply = stub.CountSolutions(pb.CountRequest(board=board, include_solution=True), timeout=TIMEOUT)
+            if reply.count != 1 or reply.solution != engine.solve(board):
+                self.wrong.append(f"count {board}")
+        elif kind == "hint":
+            reply = stub.Hint(pb.HintRequest(givens=board), timeout=TIMEOUT)
+            if reply.kind != pb.HintReply.KIND_NEXT_MOVE:
+                self.wrong.append(f"hint {board}")
+        else:
+            frames = list(stub.Solve(pb.SolveRequest(board=board, view=pb.VIEW_FINAL), timeout=TIMEOUT))
+            if frames[-1].outcome != pb.SOLVED or frames[-1].solution != engine.solve(board):
+                self.wrong.append(f"solve {board}")
+
+    def _until_ok(self, call) -> None:
+        while True:
+            try:
+                call()
+                with self.lock:
+                    self.answered += 1
+                    self.ok_at.append(time.monotonic())
+                return
+            except grpc.RpcError as exc:
+                with self.lock:
+                    self.failures.append(exc.code().name)
+                if self.stop.is_set() and exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    return
+                time.sleep(0.1)
+
+    def finish(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in self.threads), "a call hung"
+
+
+def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_killed(group):
+    url = group.url
+    assert cells.parse(url) == [url]
+    workers = Supervisor(2, url, interactive=1)
+    workers.start()
+    supervise_in_background(workers)
+    service = ServiceThread(make_settings(url)).start()
+    try:
+        load = MixedLoad(service.address)
+        until(lambda: load.answered >= 20, "the load was under way", timeout=30)
+        time.sleep(LOAD_S / 2)  # load, not a wait for a state: half of it before the kill
+        old = group.primary.port
+        group.primary.proc.kill()
+        killed = time.monotonic()
+        until(lambda: group.primary_port() not in (None, old), "Sentinel promoted the replica", timeout=30)
+        promoted = time.monotonic() - killed
+        until(lambda: any(t > killed + promoted for t in load.ok_at), "a call succeeded on the new primary",
+              timeout=30)
+        recovered = min(t for t in load.ok_at if t > killed + promoted) - killed
+        time.sleep(LOAD_S / 2)
+        load.finish()
+    finally:
+        service.stop()
+        workers.stop()
+    print(f"failover: {load.answered} calls answered, {len(load.failures)} failed attempts "
+          f"({sorted(set(load.failures))}), replica promoted {promoted:.1f} s and calls answered again "
+          f"{recovered:.1f} s after the SIGKILL")
+    assert not load.wrong, load.wrong[:5]
+    assert set(load.failures) <= {"UNAVAILABLE"}, load.failures
+    assert load.answered > 40
