@@ -259,6 +259,17 @@ def test_a_cell_down_takes_no_new_calls_and_is_used_again_when_back(two_cells):
             next(stub.Watch(pb.WatchRequest(job_id=job_id), timeout=TIMEOUT))
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE
         assert "cell 1" in err.value.details()
+        # A request_id is claimed in its own cell only: while that cell is
+        # down its calls are UNAVAILABLE, never claimed in the other one.
+        outcomes = {}
+        for i in range(12):
+            request = pb.SolveRequest(board=fresh_boards(1, 100 + i)[0], request_id=f"cells-down-{i}")
+            try:
+                outcomes[i] = cells.cell_of(next(stub.Solve(request, timeout=TIMEOUT)).job_id, 2)
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.UNAVAILABLE and "request_id" in exc.details(), exc
+                outcomes[i] = "refused"
+        assert set(outcomes.values()) == {0, "refused"}, outcomes
 
         servers[1].start()  # back, empty, on the same port
         back = time.monotonic()
