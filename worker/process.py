@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
 from service.config import Settings
-from sudoku import connections, heap, keys
+from sudoku import connections, heap, keys, tracing
 from worker.recovery import maintain
 from worker.supervisor import SUPERVISOR_PID
 from worker.workers import WORKER_CLASSES
@@ -53,6 +53,7 @@ def run(settings: Settings) -> None:
                         format="%(asctime)s worker[%(process)d] %(levelname)s %(message)s")
     if not settings.redis_url:
         raise SystemExit("worker: REDIS_URL is not set (sudoku-server and sudoku-worker set it for their workers)")
+    tracing.setup("sudoku-worker")  # only when OTEL_* asks for it
     parent = int(os.environ.get(SUPERVISOR_PID) or os.getppid())
     redis = connections.worker(settings.redis_url)
     _wait_for(redis, parent)
