@@ -11,8 +11,8 @@
 /* A rung: its finder, the technique it finds (the easiest, when several),
  * whether it needs a puzzle known to be unique, whether it is local, and
  * the size of its patterns (subsets, fish; else 0). A local rung's step for
- * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: single-digit
- * patterns, fish) or its step in a unit on the candidates of the unit's
+ * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: locked candidates,
+ * single-digit patterns, fish) or its step in a unit on the candidates of the unit's
  * cells alone (LOCAL_UNITS: subsets; the locked subsets and Sue de Coq,
  * whose step where a box meets a line depends on the box and the line
  * alone, look where either is asked about), so a solve asks it again only about
