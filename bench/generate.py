@@ -1,6 +1,8 @@
 """Puzzles generated per second at each level, ours against qqwing's, one core each.
 
     python bench/generate.py [--seconds 3] [--rounds 2]
+    python bench/generate.py --against DIR [--seconds 2] [--rounds 5]
+
 
 Ours: worker.generate.generate in this process (what one worker does per
 puzzle, without RQ). Rates are puzzles per second of CPU time (this
@@ -21,15 +23,25 @@ extreme. The last two columns also grade every puzzle qqwing made with our
 grader and give qqwing's rate of puzzles of our level (its rate times the
 share of its output at that level; our grading time is not charged to it):
 what a caller who wants, say, extreme puzzles gets from qqwing.
+
+--against DIR: ours against another checkout's build (a `git worktree add`
+of an older commit, its extension built in place with `python setup.py
+build_ext --inplace`), the same seeds in each, run in turn round after
+round (the order swapped every round) in child processes started in each
+tree; the median of the rounds' CPU rates, their range, and new / old.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import shutil
+import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 from worker.generate import generate, puzzle_seed
 from worker.logic import grade_many
@@ -77,11 +89,50 @@ def qqwing_rate(qqwing: str, difficulty: str, seconds: float) -> tuple[float, li
         n *= 4
 
 
+# A child's measurement, run in the tree under test (its `worker` package).
+CHILD = """
+import json, sys, time
+from worker.generate import generate, puzzle_seed
+seconds, rnd = float(sys.argv[1]), int(sys.argv[2])
+rates = {}
+for level in range(1, 6):
+    made, cpu = 0, time.process_time()
+    while time.process_time() - cpu < seconds:
+        generate(puzzle_seed(1000 * rnd + level, made), level)
+        made += 1
+    rates[level] = made / (time.process_time() - cpu)
+print(json.dumps(rates))
+"""
+
+
+def against(other: Path, seconds: float, rounds: int) -> None:
+    trees = [other.resolve(), Path(__file__).resolve().parent.parent]
+    rates: dict[Path, dict[int, list[float]]] = {t: {lv: [] for lv in range(1, 6)} for t in trees}
+    for r in range(rounds):
+        for t in trees if r % 2 == 0 else trees[::-1]:
+            done = subprocess.run([sys.executable, "-c", CHILD, str(seconds), str(r)], cwd=t,
+                                  capture_output=True, text=True, check=True)
+            for level, rate in json.loads(done.stdout).items():
+                rates[t][int(level)].append(rate)
+        print(f"round {r + 1}/{rounds}", file=sys.stderr, flush=True)
+    old, new = trees
+    print(f"puzzles per CPU second, median of {rounds} rounds (range); old: {old}")
+    print(f"{'level':8} {'old':>22} {'new':>22} {'new/old':>8}")
+    for name, level, _ in LEVELS:
+        o, n = (statistics.median(rates[t][level]) for t in trees)
+        o_range, n_range = (f"({min(rates[t][level]):.1f}-{max(rates[t][level]):.1f})" for t in trees)
+        print(f"{name:8} {o:8.1f} {o_range:>13} {n:8.1f} {n_range:>13} {n / o:8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="per level, per round, per generator")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--against", type=Path, help="another checkout, its extension built: ours against it")
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args.seconds, args.rounds)
+        return
     qqwing = qqwing_path()
     print(f"{'level':8} {'ours/cpu-s':>10} {'(wall)':>8} {'qqwing level':>13} {'qqwing/cpu-s':>12} {'ratio':>7}"
           f" {'at our level/cpu-s':>18} {'share (of n)':>17} {'ratio':>7}")

@@ -18,14 +18,22 @@ CountMany calls. Meanwhile, on their own schedules:
 - Redis is SIGKILLed (`--redis-kill-every`): the embedded one is started
   again by sudoku-server; an external one (`--redis external`) by this
   script after `--redis-down` seconds, empty, on the same port;
-- Redis is stopped (SIGSTOP) for `--redis-stop-for` seconds (`--redis-stop-every`).
+- Redis is stopped (SIGSTOP) for `--redis-stop-for` seconds (`--redis-stop-every`);
+- a hostile client (tests/attacker.py, processes of its own) runs the
+  attacks of the hostile-input issue's items 1-4 in turn, each for
+  `--hostile-for` seconds: a gzipped JSON Hint that inflates to 16 MB, a
+  gzipped protobuf that breaks at its end over the gRPC port, three
+  connections of CountSolutions at the largest limit on relabelled boards,
+  150 half-sent HTTP bodies, and 50 unread Watch streams on one HTTP/2
+  connection with a window of 0 (the connection attacks from 127.0.0.3).
 
 At the end: calls sent, completed, failed by status code (each must be one
 the README documents for the fault: UNAVAILABLE after the client's retries,
 NOT_FOUND for a lost job, RESOURCE_EXHAUSTED), lost (sent and never
 answered within the call's deadline: must be 0), wrong or contradicting
 results (a wrong answer, a stream whose frames do not draw consistently or
-do not end on its solution: must be 0), and latency.
+do not end on its solution: must be 0), and latency by kind of call (the
+honest Hint's p99 must stay under a second), and what the attacks got.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import json
 import os
 import random
 import signal
@@ -46,7 +55,7 @@ from pathlib import Path
 # the `service` package when run as `python bench/service.py`.
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench.stack import percentile, puzzles, sudoku_server  # noqa: E402
+from bench.stack import ROOT, free_port, percentile, puzzles, sudoku_server  # noqa: E402
 from client import AsyncClient, Retry, SudokuError  # noqa: E402
 from client.frames import Drawing  # noqa: E402
 from sudoku.grid import is_solution_of  # noqa: E402
@@ -77,7 +86,7 @@ class Tally:
         self.done = collections.Counter()
         self.failed: collections.Counter[str] = collections.Counter()
         self.wrong: list[str] = []
-        self.latency: list[float] = []
+        self.latency: dict[str, list[float]] = collections.defaultdict(list)
         self.open = 0
         self.resubmitted = 0
 
@@ -118,7 +127,7 @@ async def one_call(client: AsyncClient, rng: random.Random, boards: dict, tally:
         tally.done[kind] += 1
         if not ok:
             tally.wrong.append(kind)
-        tally.latency.append(time.perf_counter() - t0)
+        tally.latency[kind].append(time.perf_counter() - t0)
     except SudokuError as exc:
         tally.failed[exc.code.name] += 1
     except Exception as exc:  # noqa: BLE001 - a stream that does not draw is a contradicting result
@@ -203,7 +212,34 @@ def _signal(pid: int, sig: int) -> bool:
         return False
 
 
-async def run(address: str, faults: Faults, args) -> tuple[Tally, dict[str, int]]:
+# Items 1-4 of the hostile-input issue, in turn: (attack, processes of it).
+HOSTILE = [("json-bomb", 1), ("proto-bomb-grpc", 1), ("expensive-count", 3), ("half-bodies", 1),
+           ("unread-streams", 1)]
+CONNECTION_ATTACKS = {"half-bodies", "unread-streams"}
+
+
+async def hostile(address: str, http_address: str, seconds: float, until: float) -> dict[str, collections.Counter]:
+    """Runs the attacks of HOSTILE in turn, each for `seconds`, until
+    `until`; returns what each got back, counted."""
+    got: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    turn = 0
+    while seconds > 0 and time.monotonic() + seconds < until:
+        name, copies = HOSTILE[turn % len(HOSTILE)]
+        turn += 1
+        options = ["source=127.0.0.3"] if name in CONNECTION_ATTACKS else []
+        procs = [await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.attacker", name, address, http_address, str(seconds), *options,
+            stdout=asyncio.subprocess.PIPE, cwd=ROOT) for _ in range(copies)]
+        for proc in procs:
+            out, _ = await proc.communicate()
+            lines = out.decode().split("\n")
+            report = json.loads(next(line for line in reversed(lines) if line.startswith("{")))
+            got[name]["rounds"] += 1
+            got[name].update(report.get("outcomes") or {k: v for k, v in report.items() if isinstance(v, int)})
+    return got
+
+
+async def run(address: str, http_address: str, faults: Faults, args) -> tuple[Tally, dict[str, int], dict]:
     boards = {"hard": puzzles("forum_hardest_1106")[:30], "easy": puzzles("qqwing_easy")}
     tally = Tally()
     until = time.monotonic() + args.minutes * 60
@@ -213,10 +249,11 @@ async def run(address: str, faults: Faults, args) -> tuple[Tally, dict[str, int]
         every(args.stop_every, until, faults.stop_worker),
         every(args.redis_kill_every, until, faults.kill_redis),
         every(args.redis_stop_every, until, faults.stop_redis),
+        hostile(address, http_address, args.hostile_for, until),
         *clients,
     )
     names = ("workers SIGKILLed", "workers stopped", "Redis SIGKILLed", "Redis stopped")
-    return tally, dict(zip(names, counts[:4]))
+    return tally, dict(zip(names, counts[:4])), counts[4]
 
 
 def main() -> None:
@@ -231,6 +268,8 @@ def main() -> None:
     parser.add_argument("--redis-down", type=float, default=2, help="external Redis: seconds it stays down")
     parser.add_argument("--redis-stop-every", type=float, default=90, help="seconds between Redis SIGSTOPs (0: none)")
     parser.add_argument("--redis-stop-for", type=float, default=3)
+    parser.add_argument("--hostile-for", type=float, default=20,
+                        help="seconds each hostile attack runs, in turn (0: no hostile client)")
     args = parser.parse_args()
     external = None
     env = {}
@@ -240,8 +279,9 @@ def main() -> None:
         external = SystemRedis(tempfile.mkdtemp(prefix="load-redis-")).start()
         env["REDIS_URL"] = external.url
     try:
-        with sudoku_server(workers=2, env=env) as (address, proc):
-            tally, faults = asyncio.run(run(address, Faults(proc.pid, args, external), args))
+        http_address = f"127.0.0.1:{free_port()}"
+        with sudoku_server(workers=2, env=env, http_listen=http_address) as (address, proc):
+            tally, faults, attacks = asyncio.run(run(address, http_address, Faults(proc.pid, args, external), args))
     finally:
         if external is not None:
             external.kill()
@@ -256,8 +296,11 @@ def main() -> None:
           f"wrong or contradicting {len(tally.wrong)}, watched solves submitted again {tally.resubmitted}")
     for wrong in tally.wrong[:10]:
         print(f"  wrong: {wrong}")
-    if tally.latency:
-        print(f"latency p50 {percentile(tally.latency, .5) * 1000:.1f} ms, p99 {percentile(tally.latency, .99) * 1000:.1f} ms")
+    for kind, latency in sorted(tally.latency.items()):
+        print(f"{kind}: {len(latency)} answered, p50 {percentile(latency, .5) * 1000:.1f} ms, "
+              f"p99 {percentile(latency, .99) * 1000:.1f} ms")
+    for name, outcomes in attacks.items():
+        print(f"attack {name}: {dict(outcomes)}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,11 @@ Kinds: hint (top1465 puzzles with a random part of their solution filled
 in: a fresh board each call), count (the same boards, limit 2), grade
 (top1465 puzzles, rows and columns shuffled), solve (a watched unpaced MRV
 solve of a fresh board; Redis CPU is also given per frame).
+
+Redis B/call is what a call keeps in Redis while it is kept: used_memory
+after 300 more calls at 16 in flight, less before, per call (an answered
+job stays 5 s; the result cache's entry, SUDOKU_CACHE_TTL_S), and calls/job
+@16 how many calls a coalesced job carried in that burst.
 """
 
 from __future__ import annotations
@@ -173,16 +178,21 @@ METHODS = {"hint": ("/sudoku.v1.Sudoku/Hint", False), "count": ("/sudoku.v1.Sudo
 
 
 async def drive(address: str, method: str, stream: bool, requests: list[bytes], in_flight: int) -> tuple[list, int]:
-    """Sends the requests, `in_flight` at a time; returns the latencies and the messages received."""
+    """Sends the requests, `in_flight` at a time; returns the latencies and
+    the messages received. Unary calls share one connection; unpaced
+    solves go 8 to a connection, within one connection's frame budget
+    (SUDOKU_MAX_FRAME_RATE_PER_CONNECTION: 100 messages/s each)."""
     latencies, messages = [], 0
-    async with grpc.aio.insecure_channel(address) as channel:
-        if stream:
-            call = channel.unary_stream(method, request_serializer=bytes, response_deserializer=bytes)
-        else:
-            call = channel.unary_unary(method, request_serializer=bytes, response_deserializer=bytes)
+    per_channel = 8 if stream else in_flight
+    channels = [grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(-(-in_flight // per_channel))]
+    try:
+        calls = [channel.unary_stream(method, request_serializer=bytes, response_deserializer=bytes) if stream else
+                 channel.unary_unary(method, request_serializer=bytes, response_deserializer=bytes)
+                 for channel in channels]
         todo = list(reversed(requests))
 
-        async def client():
+        async def client(call):
             nonlocal messages
             while todo:
                 request = todo.pop()
@@ -195,7 +205,10 @@ async def drive(address: str, method: str, stream: bool, requests: list[bytes], 
                     messages += 1
                 latencies.append(time.perf_counter() - started)
 
-        await asyncio.gather(*(client() for _ in range(in_flight)))
+        await asyncio.gather(*(client(calls[i // per_channel]) for i in range(in_flight)))
+    finally:
+        for channel in channels:
+            await channel.close()
     return latencies, messages
 
 
@@ -218,6 +231,23 @@ def measure(target, method: str, stream: bool, requests: list[bytes], in_flight:
             "p99": percentile(latencies, 0.99) * 1000, "messages": messages / n}
 
 
+def footprint(target, method: str, stream: bool, requests: list[bytes], redis: Redis) -> float:
+    """Bytes of Redis memory a call keeps, and calls a job carried, over a
+    burst of calls at 16 in flight (over in well under the 5 s an answered
+    job stays): used_memory after less before, a call's share, with what
+    the result cache keeps of it; the calls over the jobs they made."""
+    time.sleep(6)  # the jobs of the run before expire (5 s after they answered), not during the burst
+    used0, jobs0 = redis.info("memory")["used_memory"], job_keys(redis)
+    asyncio.run(drive(target.address, method, stream, requests, 16))
+    used1, jobs1 = redis.info("memory")["used_memory"], job_keys(redis)
+    return (used1 - used0) / len(requests), len(requests) / max(1, len(jobs1 - jobs0))
+
+
+def job_keys(redis: Redis) -> set[bytes]:
+    """The RQ jobs in Redis (rq:job:<id>, not their executions' keys)."""
+    return {key for key in redis.scan_iter(match="rq:job:*", count=1000) if key.count(b":") == 2}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", type=Path, action="append", default=[], help="another checkout to run too")
@@ -236,6 +266,7 @@ def main() -> None:
         echo = Echo(reply_size=600)
         for flight in flights:
             result = measure(echo, METHODS["echo"][0], False, requests_of("hint", args.calls + 50, rng), flight, None)
+            result["bytes"], result["calls_per_job"] = 0.0, 0.0
             runs.setdefault(("echo", "bare grpc.aio", flight), []).append(result)
         echo.close()
         for tree in trees:
@@ -247,6 +278,8 @@ def main() -> None:
                         # Fresh requests for every run: a cache must never answer.
                         requests = requests_of(kind, args.calls + 50, rng)
                         result = measure(server, method, stream, requests, flight, server.redis)
+                        result["bytes"], result["calls_per_job"] = footprint(server, method, stream,
+                                                                             requests_of(kind, 300, rng), server.redis)
                         runs.setdefault((kind, str(tree), flight), []).append(result)
             finally:
                 server.close()
@@ -254,12 +287,13 @@ def main() -> None:
             for row, results in runs.items()]
     floors = {flight: r for kind, _, flight, r in rows if kind == "echo"}
     print(f"{'kind':6} {'tree':24} {'in flight':>9} {'CPU ms/call':>11} {'x echo':>6} {'service':>7} {'workers':>7} "
-          f"{'Redis us/call':>13} {'cmds/call':>9} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'msgs/call':>9}")
+          f"{'Redis us/call':>13} {'cmds/call':>9} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'msgs/call':>9} "
+          f"{'Redis B/call':>12} {'calls/job @16':>13}")
     for kind, tree, flight, r in rows:
         ratio = r["cpu_ms"] / floors[flight]["cpu_ms"]
         print(f"{kind:6} {tree[-24:]:24} {flight:9} {r['cpu_ms']:11.3f} {ratio:6.1f} {r['service_ms']:7.3f} "
               f"{r['workers_ms']:7.3f} {r['redis_us']:13.1f} {r['commands']:9.1f} {r['per_s']:8.0f} {r['p50']:7.2f} "
-              f"{r['p99']:7.2f} {r['messages']:9.1f}")
+              f"{r['p99']:7.2f} {r['messages']:9.1f} {r['bytes']:12.0f} {r['calls_per_job']:13.1f}")
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from service.inbox import Inbox, Reply, wait_reply
 from service.queueing import Jobs, QueueFull, StoreFull
 from service.shares import Shares
 from service.waiting import JobFailed
-from sudoku import keys, lanes
+from sudoku import keys, lanes, tracing
 from sudoku.specs import Spec
 
 # Calls one job carries at most: a cheap call takes at most a few
@@ -76,11 +76,14 @@ class _Load:
             self.work, self.since = 0.0, now
 
 
-def call_entry(call_id: str, spec: Spec, deadline: float | None, cache_key: str | None) -> bytes:
+def call_entry(call_id: str, spec: Spec, deadline: float | None, cache_key: str | None, trace: str = "") -> bytes:
     """A call as its job carries it (worker/calls.py reads it): its id, its
-    deadline (epoch ms, 0 for none), its spec and its cache key."""
-    return json.dumps({"i": call_id, "t": int(deadline * 1000) if deadline else 0, "s": spec.to_dict(),
-                       "k": cache_key or ""}).encode()
+    deadline (epoch ms, 0 for none), its spec and its cache key; when traced,
+    its caller's traceparent and when it was queued (sudoku/tracing.py)."""
+    entry = {"i": call_id, "t": int(deadline * 1000) if deadline else 0, "s": spec.to_dict(), "k": cache_key or ""}
+    if trace:
+        entry["p"], entry["q"] = trace, time.time_ns()
+    return json.dumps(entry).encode()
 
 
 @dataclass(eq=False)
@@ -234,16 +237,24 @@ class UnaryCalls:
 
     async def _once(self, kind: str, lane: str, spec: Spec, cache_key: str | None, deadline: float | None) -> Reply:
         call_id = uuid.uuid4().hex
-        entry = call_entry(call_id, spec, deadline, cache_key)
+        trace = tracing.carrier()
+        entry = call_entry(call_id, spec, deadline, cache_key, trace)
         future = self.inbox.expect(call_id)
         job_id = None
         try:
             coalescer = self.lanes[kind, lane]
+            started = time.time_ns()
             placed = await coalescer.place(entry, cache_key or "")
+            if trace:
+                tracing.record("enqueue", trace, started, time.time_ns(), kind=kind, lane=lane,
+                               cached=isinstance(placed, bytes))
             if isinstance(placed, bytes):
                 return Reply(data=placed, cached=True)
             job_id = placed
+            started = time.time_ns()
             reply = await wait_reply(self.jobs.hub.waker, future, job_id)
+            if trace:
+                tracing.record("reply wait", trace, started, time.time_ns(), job=job_id)
             coalescer.ended(job_id, reply.work_us)
             job_id = None
             return reply

@@ -11,7 +11,8 @@ facing the internet needs of its connections it does not do:
 - **HTTP/2 resets.** A stream a client opens and resets at once costs the
   server a request's set-up (CVE-2023-44487, "rapid reset"). A connection
   may reset RESETS_PER_S streams a second on average (RESETS_BURST at
-  once); past that it gets GOAWAY with ENHANCE_YOUR_CALM and is closed.
+  once); past that it gets GOAWAY with ENHANCE_YOUR_CALM and is closed. A
+  stream opened and reset in the same read is never set up as a request.
 - **Bodies nobody reads.** A request answered without reading its whole
   body (an unknown path) has the rest read and dropped: hypercorn stops
   reading a connection while one request's queue of events is full.
@@ -86,14 +87,25 @@ def _guard(protocol: H2Protocol) -> None:
     handle_events, stream_send = protocol._handle_events, protocol.stream_send
 
     async def guarded_events(events: list[h2.events.Event]) -> None:
+        reset_at_once = set()
         for event in events:
-            if isinstance(event, h2.events.StreamReset) and event.remote_reset and not resets.spend():
-                metrics.HTTP_REFUSED.labels("resets").inc()
-                log.info("an HTTP/2 client reset streams faster than %d/s: GOAWAY", RESETS_PER_S)
-                protocol.connection.close_connection(error_code=h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
-                await protocol._flush()
-                await protocol.send(Closed())
-                return
+            if isinstance(event, h2.events.StreamReset) and event.remote_reset:
+                if not resets.spend():
+                    metrics.HTTP_REFUSED.labels("resets").inc()
+                    log.info("an HTTP/2 client reset streams faster than %d/s: GOAWAY", RESETS_PER_S)
+                    protocol.connection.close_connection(error_code=h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
+                    await protocol._flush()
+                    await protocol.send(Closed())
+                    return
+                reset_at_once.add(event.stream_id)
+        opened = {e.stream_id for e in events if isinstance(e, h2.events.RequestReceived)}
+        if reset_at_once & opened:
+            # A stream opened and reset in one read never reaches the
+            # application: h2 has closed it already, and hypercorn would
+            # set up a request (a task, the app's checks) only to cancel it.
+            # What a rapid-reset burst costs the loop is then h2's parsing.
+            gone = reset_at_once & opened
+            events = [e for e in events if getattr(e, "stream_id", None) not in gone]
         await handle_events(events)
 
     async def reset_unfinished(event) -> None:

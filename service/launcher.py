@@ -23,7 +23,7 @@ from service import metrics, security, web
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis, RedisGone
 from service.server import check_cells, start
-from sudoku import heap
+from sudoku import heap, tracing
 from worker.supervisor import Supervisor
 
 # A stop must fit in Docker's default 10 s between SIGTERM and SIGKILL: unary
@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     Settings.add_arguments(parser)
     settings = Settings.from_args(parser.parse_args(argv))
     logging.basicConfig(level=settings.log_level, format="%(asctime)s sudoku-server %(levelname)s %(message)s")
+    tracing.setup("sudoku-server")  # only when OTEL_* asks for it
     try:
         security.check(settings)
         web.check(settings)

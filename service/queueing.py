@@ -26,7 +26,7 @@ from service.config import Settings
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
 from service.validate import Invalid
-from sudoku import cells, keys, lanes
+from sudoku import cells, keys, lanes, tracing
 from sudoku.specs import SolveSpec, Spec
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -168,10 +168,14 @@ class Jobs:
             ttl = self.settings.stream_ttl_s + self.settings.max_time_ms // 1000 + 3600
             claim = Claim(keys.request(request.request_id), fingerprint(request), ttl)
         lane = lanes.CHEAP if spec.max_steps <= lanes.CHEAP_SOLVE_STEPS else lanes.HEAVY
+        args = spec.to_dict()
+        trace, started = tracing.carrier(), time.time_ns()
+        if trace:  # worker/jobs.py solve reads them
+            args["trace"], args["queued_ns"] = trace, started
         done = await self._enqueue(
             lanes.QUEUES[lane],
             "worker.jobs.solve",
-            spec.to_dict(),
+            args,
             spec.job_id,
             stream=keys.frames(spec.job_id),
             first_frame=first.SerializeToString(),
@@ -182,6 +186,8 @@ class Jobs:
             on_failure=Callback("worker.jobs.on_solve_failure"),
             claim=claim,
         )
+        if trace:
+            tracing.record("enqueue", trace, started, time.time_ns(), kind="solve", lane=lane, job=spec.job_id)
         if done.attached is not None:
             return done.attached, None
         return spec.job_id, first

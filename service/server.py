@@ -44,7 +44,7 @@ from service.shares import Shares
 from service.stepping import Stepping
 from service.validate import Invalid
 from service.waiting import JobFailed, JobLost, JobStuck, ResultLost
-from sudoku import cells, keys, lanes
+from sudoku import cells, keys, lanes, tracing
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
@@ -253,8 +253,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     async def _solve(self, cell: Cell, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
         queued_at = time.monotonic()
+        trace = tracing.carrier()
         job_id, first = await cell.jobs.start_solve(spec, adjustments, request)
         finished = False
+        relayed = time.time_ns()
         try:
             if first is not None:
                 yield first  # written with the job: no need to read it back
@@ -265,6 +267,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
         finally:
+            if trace:
+                tracing.record("relay", trace, relayed, time.time_ns(), job=job_id, finished=finished)
             if not finished and request.cancel_on_disconnect:
                 await futures.finish(self._cancel_quietly(cell, job_id))
 
@@ -442,7 +446,10 @@ async def start(settings: Settings) -> App:
     cells_ = Cells([Cell(i, url, settings, shares, instance, draining=i in drained) for i, url in enumerate(urls)])
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(settings.max_message_bytes),
-                      admission.IdleStreams(settings.stream_idle_s)],
+                      admission.IdleStreams(settings.stream_idle_s),
+                      # innermost: its span per RPC wraps the handler itself (it takes
+                      # only handlers that are async generators, as ours are)
+                      *tracing.server_interceptors()],
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             ("grpc.so_reuseport", 0),

@@ -101,7 +101,56 @@ def proto_bomb_grpc(grpc_address: str, http_address: str) -> Callable[[], str]:
     return lambda: _grpc_outcome(lambda: call(body, timeout=TIMEOUT, compression=grpc.Compression.Gzip))
 
 
-ATTACKS = {f.__name__.replace("_", "-"): f for f in (json_bomb, arrays_bomb, proto_bomb_http, proto_bomb_grpc)}
+def expensive_count(grpc_address: str, http_address: str) -> Callable[[], str]:
+    """Legal and dear: CountSolutions at the largest limit (GetLimits) of a 17-clue
+    puzzle with its digits renamed afresh each time, so no cached count
+    answers it (item 2 of the hostile-input issue: it took the
+    interactive worker from the hints)."""
+    import random
+
+    from tests.puzzles import puzzles, relabelled
+
+    rng = random.Random()
+    boards = puzzles("17_clue")
+    channel = grpc.insecure_channel(grpc_address)
+    call = channel.unary_unary("/sudoku.v1.Sudoku/CountSolutions", request_serializer=pb.CountRequest.SerializeToString,
+                               response_deserializer=pb.CountReply.FromString)
+    largest = channel.unary_unary("/sudoku.v1.Sudoku/GetLimits", request_serializer=pb.GetLimitsRequest.SerializeToString,
+                                  response_deserializer=pb.Limits.FromString)(pb.GetLimitsRequest()).max_count_limit
+    request = lambda: pb.CountRequest(board=relabelled(rng.choice(boards), rng), limit=largest)  # noqa: E731
+    return lambda: _grpc_outcome(lambda: call(request(), timeout=TIMEOUT))
+
+
+def naive_solve(grpc_address: str, http_address: str) -> Callable[[], str]:
+    """Legal and dear: an unwatched naive Solve of a board with no solution
+    near, to the service's step ceiling (max_steps 0: the most allowed)."""
+    from tests.puzzles import ENDLESS
+
+    channel = grpc.insecure_channel(grpc_address)
+    call = channel.unary_stream("/sudoku.v1.Sudoku/Solve", request_serializer=pb.SolveRequest.SerializeToString,
+                                response_deserializer=pb.Frame.FromString)
+    request = pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE)
+    return lambda: _grpc_outcome(lambda: list(call(request, timeout=TIMEOUT)))
+
+
+def explain_hardest(grpc_address: str, http_address: str) -> Callable[[], str]:
+    """Legal and dear: Explain of the forum's hardest boards, whose logical
+    paths need forcing nets."""
+    import random
+
+    from tests.puzzles import puzzles
+
+    rng = random.Random()
+    boards = puzzles("forum_hardest_1905_11plus")
+    channel = grpc.insecure_channel(grpc_address)
+    call = channel.unary_unary("/sudoku.v1.Sudoku/Explain", request_serializer=pb.ExplainRequest.SerializeToString,
+                               response_deserializer=pb.ExplainReply.FromString)
+    return lambda: _grpc_outcome(lambda: call(pb.ExplainRequest(board=rng.choice(boards)), timeout=TIMEOUT))
+
+
+ATTACKS = {f.__name__.replace("_", "-"): f
+           for f in (json_bomb, arrays_bomb, proto_bomb_http, proto_bomb_grpc, expensive_count, naive_solve,
+                     explain_hardest)}
 
 
 # ---- Attacks on connections rather than requests: each runs once, for the whole time ----

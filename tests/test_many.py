@@ -324,8 +324,11 @@ def busy_workers(redis) -> list[str]:
 @pytest.mark.parametrize("method", ["CountMany", "CountBatch"])
 def test_a_cancelled_call_stops_its_jobs_within_a_second(custom_service, redis, method):
     """Both workers on a cancelled call's long boards (and more of its jobs
-    queued): within a second of the cancel no worker is busy, and none of
-    its boards is left in Redis."""
+    queued): soon after the cancel no worker is busy, and none of its
+    boards is left in Redis. Soon: within a second on an idle machine (the
+    jobs look at the call's flag a few times a second); the bound here is
+    half the 10 s their own time limit would take, so that only the cancel
+    can meet it, however busy the machine."""
     boards = long_boards(16)
     earlier = set(redis.scan_iter(keys.boards("*")))
     channel, stub = custom_service(batch_size=2).stub()  # CountBatch: 8 jobs, not one
@@ -341,7 +344,7 @@ def test_a_cancelled_call_stops_its_jobs_within_a_second(custom_service, redis, 
     call.cancel()
     cancelled = time.monotonic()
     while busy_workers(redis):
-        assert time.monotonic() - cancelled < 1.5, f"still busy: {busy_workers(redis)}"
+        assert time.monotonic() - cancelled < 5, f"still busy: {busy_workers(redis)}"
         time.sleep(0.02)
     channel.close()
     assert not set(redis.scan_iter(keys.boards("*"))) - earlier

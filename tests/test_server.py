@@ -308,6 +308,25 @@ def test_get_limits_tells_the_ceilings(stub, service):
     assert limits.max_steps < 2**53
 
 
+def test_get_limits_has_every_ceiling_and_nothing_else(stub, service):
+    """Each setting marked a ceiling (service/config.py) is a field of
+    Limits with its value, and each field of Limits is one of them (or the
+    bound of small requests): a ceiling added to one and not the other fails."""
+    import dataclasses
+
+    from service.server import LIMITS_RENAMED
+
+    limits = stub.GetLimits(pb.GetLimitsRequest(), timeout=TIMEOUT)
+    expected = {"max_request_bytes": limits.max_request_bytes}
+    for f in dataclasses.fields(service.settings):
+        if f.metadata.get("ceiling"):
+            name, scale = LIMITS_RENAMED.get(f.name, (f.name, 1))
+            expected[name] = getattr(service.settings, f.name) * scale
+    assert {f.name for f in pb.Limits.DESCRIPTOR.fields} == set(expected)
+    assert {name: getattr(limits, name) for name in expected} == expected
+    assert limits.max_request_bytes > 0
+
+
 def test_reflection_v1_describes_the_service_to_a_v1_client(service):
     """grpcio-reflection's own client (a descriptor database, as tools
     build on), made to speak only grpc.reflection.v1 as newer grpcurl and

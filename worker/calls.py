@@ -31,7 +31,7 @@ from typing import Any
 from redis import Redis
 from rq.job import Job
 
-from sudoku import keys
+from sudoku import keys, tracing
 from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
 from sudoku.replies import count_reply
 from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
@@ -182,6 +182,7 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
     # the few milliseconds its calls take. A heavy call, or one that waited,
     # is looked at first.
     looked_at = time.monotonic() if cheap and waited_s < CANCELS_EVERY_S else float("-inf")
+    started_ns = time.time_ns()
     for raw in entries:
         call = json.loads(raw)
         if call["t"] and time.time() * 1000 > call["t"]:
@@ -190,7 +191,13 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
             cancelled, looked_at = redis.smembers(keys.cancelled_calls(job_id)), time.monotonic()
         if call["i"].encode() in cancelled:
             continue
+        trace = call.get("p") if tracing.enabled() else None
+        if trace:
+            tracing.record("queue wait", trace, call["q"], started_ns, job=job_id)
+            began = time.time_ns()
         replies.add(*_answer(answer, kind, call, cheap))
+        if trace:
+            tracing.record(kind, trace, began, time.time_ns(), job=job_id, cheap=cheap)
     replies.flush(keys.calls(job_id), keys.cancelled_calls(job_id))
 
 

@@ -17,6 +17,7 @@ with the reply messages' bytes, and keep no result in RQ:
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,6 +25,7 @@ from redis import Redis
 from rq import get_current_job
 from rq.job import Job
 
+from sudoku import tracing
 from sudoku.specs import SolveSpec
 from worker import batches, solving
 from worker import calls as coalesced
@@ -37,7 +39,15 @@ def _current() -> Job:
 
 def solve(spec: dict[str, Any]) -> dict[str, Any]:
     """RQ job: run one solve and stream its frames."""
-    return solving.solve(_current(), SolveSpec.from_dict(spec))
+    trace = spec.get("trace") if tracing.enabled() else None
+    if not trace:
+        return solving.solve(_current(), SolveSpec.from_dict(spec))
+    started = time.time_ns()
+    tracing.record("queue wait", trace, spec["queued_ns"], started, job=spec["job_id"])
+    try:
+        return solving.solve(_current(), SolveSpec.from_dict(spec))
+    finally:
+        tracing.record("step search", trace, started, time.time_ns(), job=spec["job_id"])
 
 
 def on_solve_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:

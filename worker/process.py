@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
 from service.config import Settings
-from sudoku import cells, connections, heap, keys
+from sudoku import cells, connections, heap, keys, tracing
 from worker.recovery import maintain
 from worker.supervisor import SUPERVISOR_PID
 from worker.workers import WORKER_CLASSES
@@ -57,6 +57,7 @@ def run(settings: Settings) -> None:
         url = cells.one(settings.redis_url, "a worker")
     except cells.BadCells as exc:
         raise SystemExit(f"worker: {exc}") from None
+    tracing.setup("sudoku-worker")  # only when OTEL_* asks for it
     parent = int(os.environ.get(SUPERVISOR_PID) or os.getppid())
     redis = connections.worker(url)
     _wait_for(redis, parent)

@@ -11,8 +11,8 @@
 /* A rung: its finder, the technique it finds (the easiest, when several),
  * whether it needs a puzzle known to be unique, whether it is local, and
  * the size of its patterns (subsets, fish; else 0). A local rung's step for
- * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: single-digit
- * patterns, fish) or its step in a unit on the candidates of the unit's
+ * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: locked candidates,
+ * single-digit patterns, fish) or its step in a unit on the candidates of the unit's
  * cells alone (LOCAL_UNITS: subsets; the locked subsets and Sue de Coq,
  * whose step where a box meets a line depends on the box and the line
  * alone, look where either is asked about), so a solve asks it again only about
@@ -35,8 +35,8 @@ static const rung LADDER[] = {
     {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, 0, 0},
     {find_locked_subset, LOGIC_LOCKED_PAIR, 0, LOCAL_UNITS, 2},
     {find_locked_subset, LOGIC_LOCKED_TRIPLE, 0, LOCAL_UNITS, 3},
-    {find_pointing, LOGIC_POINTING, 0, 0, 0},
-    {find_claiming, LOGIC_CLAIMING, 0, 0, 0},
+    {find_pointing, LOGIC_POINTING, 0, LOCAL_DIGITS, 0},
+    {find_claiming, LOGIC_CLAIMING, 0, LOCAL_DIGITS, 0},
     {find_naked_subset, LOGIC_NAKED_PAIR, 0, LOCAL_UNITS, 2},
     {find_naked_subset, LOGIC_NAKED_TRIPLE, 0, LOCAL_UNITS, 3},
     {find_hidden_subset, LOGIC_HIDDEN_PAIR, 0, LOCAL_UNITS, 2},
@@ -118,15 +118,21 @@ static int find_local(const logic_board *b, size_t i, const rung_args *all, ladd
     return 0;
 }
 
-/* The ladder from rung `first` on; `memo` is NULL or the solve's memory. */
+/* The ladder from rung `first` on; `memo` is NULL or the solve's memory.
+ * `subsumed`: leave out the locked pairs and triples, whose eliminations a
+ * naked subset in the box and one in the line make at the same level; a
+ * question of whether a puzzle is solvable asks that, since it does not
+ * ask which steps. */
 static int find_from(const logic_board *b, int unique, int max_level, size_t first, ladder_memo *memo,
-                     logic_step *out)
+                     int subsumed, logic_step *out)
 {
     if (b->broken || !b->blanks)
         return 0;
     for (size_t i = first; i < RUNGS; i++) {
         const rung *r = &LADDER[i];
         if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
+            continue;
+        if (subsumed && (r->technique == LOGIC_LOCKED_PAIR || r->technique == LOGIC_LOCKED_TRIPLE))
             continue;
         rung_args args = {ALL_DIGITS, r->size, r->technique, unique};
         if (r->local ? find_local(b, i, &args, memo, out) : r->find(b, &args, out))
@@ -137,12 +143,12 @@ static int find_from(const logic_board *b, int unique, int max_level, size_t fir
 
 int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
 {
-    return find_from(b, unique, max_level, 0, NULL, out);
+    return find_from(b, unique, max_level, 0, NULL, 0, out);
 }
 
 static int ladder_find(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out)
 {
-    return find_from(b, unique, max_level, 0, memo, out);
+    return find_from(b, unique, max_level, 0, memo, 0, out);
 }
 
 /* The rungs before this one are the singles. */
@@ -157,14 +163,24 @@ static int place_singles(logic_board *b)
             place(b, c, low_digit(b->cand[c]));
             placed++;
         }
-    for (int u = 0; u < 27; u++)
-        for (int d = 1; d <= 9; d++) {
+    for (int u = 0; u < 27; u++) {
+        /* the digits in one cell of the unit, from its cells' candidates:
+         * far cheaper than each digit's cells, and checked on them */
+        unsigned once = 0, twice = 0;
+        for (int j = 0; j < 9; j++) {
+            unsigned m = b->cand[unit_cell(u, j)];
+            twice |= once & m;
+            once |= m;
+        }
+        int d;
+        FOR_DIGITS(d, once & ~twice) {
             cells_t x = b->where[d - 1] & UNIT[u];
             if (x && !(x & (x - 1))) {
                 place(b, first_cell(x), d);
                 placed++;
             }
         }
+    }
     return placed;
 }
 
@@ -176,7 +192,7 @@ int logic_solvable(logic_board *b, int unique, int max_level)
     while (!b->broken && b->blanks) {
         if (place_singles(b))
             continue;
-        if (!find_from(b, unique, max_level, AFTER_SINGLES, &memo, &s))
+        if (!find_from(b, unique, max_level, AFTER_SINGLES, &memo, 1, &s))
             break;
         logic_apply(b, &s);
     }
@@ -276,7 +292,7 @@ void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g)
     logic_step s;
     ladder_memo memo;
     memset(memo.known, 0, sizeof memo.known);
-    while (find_from(b, unique, max_level, 0, &memo, &s)) {
+    while (find_from(b, unique, max_level, 0, &memo, 0, &s)) {
         logic_apply(b, &s);
         g->steps++;
         g->counts[s.technique]++;

@@ -8,12 +8,14 @@
 #include "logic/internal.h"
 
 /* Pointing: a box's digit all in one line goes from the rest of the line.
- * Boxes 1-9, digits up, row before column. */
+ * Boxes 1-9, digits up, row before column. The step for a digit depends on
+ * its cells alone, so only the digits in args->look are tried (a solve's
+ * memory leaves out those unchanged since they had none). */
 static int find_pointing(const logic_board *b, const rung_args *args, logic_step *s)
 {
-    (void)args;
     for (int box = 0; box < 9; box++) {
-        for (int d = 1; d <= 9; d++) {
+        int d;
+        FOR_DIGITS(d, args->look) {
             cells_t x = b->where[d - 1] & UNIT[18 + box];
             if (popcount(x) < 2)
                 continue;
@@ -39,12 +41,13 @@ static int find_pointing(const logic_board *b, const rung_args *args, logic_step
 }
 
 /* Claiming (box-line reduction): a line's digit all in one box goes from
- * the rest of the box. Rows 1-9 then columns 1-9, digits up. */
+ * the rest of the box. Rows 1-9 then columns 1-9, digits up; like
+ * pointing, only the digits in args->look. */
 static int find_claiming(const logic_board *b, const rung_args *args, logic_step *s)
 {
-    (void)args;
     for (int line = 0; line < 18; line++) {
-        for (int d = 1; d <= 9; d++) {
+        int d;
+        FOR_DIGITS(d, args->look) {
             cells_t x = b->where[d - 1] & UNIT[line];
             if (popcount(x) < 2)
                 continue;

@@ -135,6 +135,14 @@ static int find_hidden_subset(const logic_board *b, const rung_args *args, logic
         x.u = BOX_ROW_COL[i];
         if (!(units >> x.u & 1))
             continue;
+        /* most units have fewer than n digits of 2..n places: count first */
+        int few = 0;
+        for (int d = 1; d <= 9; d++) {
+            int k = popcount(b->where[d - 1] & UNIT[x.u]);
+            few += k >= 2 && k <= n;
+        }
+        if (few < n)
+            continue;
         unsigned places[10] = {0};
         for (int j = 0; j < 9; j++) {
             int d;
