@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import json
 import os
 import random
 import signal
@@ -55,7 +54,8 @@ from pathlib import Path
 # the `service` package when run as `python bench/service.py`.
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench.stack import ROOT, free_port, percentile, puzzles, sudoku_server  # noqa: E402
+from bench.attacks import attack  # noqa: E402
+from bench.stack import free_port, percentile, puzzles, sudoku_server  # noqa: E402
 from client import AsyncClient, Retry, SudokuError  # noqa: E402
 from client.frames import Drawing  # noqa: E402
 from sudoku.grid import is_solution_of  # noqa: E402
@@ -215,27 +215,18 @@ def _signal(pid: int, sig: int) -> bool:
 # Items 1-4 of the hostile-input issue, in turn: (attack, processes of it).
 HOSTILE = [("json-bomb", 1), ("proto-bomb-grpc", 1), ("expensive-count", 3), ("half-bodies", 1),
            ("unread-streams", 1)]
-CONNECTION_ATTACKS = {"half-bodies", "unread-streams"}
 
 
 async def hostile(address: str, http_address: str, seconds: float, until: float) -> dict[str, collections.Counter]:
-    """Runs the attacks of HOSTILE in turn, each for `seconds`, until
-    `until`; returns what each got back, counted."""
+    """Runs the attacks of HOSTILE in turn (bench/attacks.py attack), each
+    for `seconds`, until `until`; returns what each got back, counted."""
     got: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     turn = 0
     while seconds > 0 and time.monotonic() + seconds < until:
         name, copies = HOSTILE[turn % len(HOSTILE)]
         turn += 1
-        options = ["source=127.0.0.3"] if name in CONNECTION_ATTACKS else []
-        procs = [await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.attacker", name, address, http_address, str(seconds), *options,
-            stdout=asyncio.subprocess.PIPE, cwd=ROOT) for _ in range(copies)]
-        for proc in procs:
-            out, _ = await proc.communicate()
-            lines = out.decode().split("\n")
-            report = json.loads(next(line for line in reversed(lines) if line.startswith("{")))
-            got[name]["rounds"] += 1
-            got[name].update(report.get("outcomes") or {k: v for k, v in report.items() if isinstance(v, int)})
+        got[name]["rounds"] += 1
+        got[name].update(await asyncio.to_thread(attack, name, copies, address, http_address, seconds))
     return got
 
 
