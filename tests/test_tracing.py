@@ -7,9 +7,13 @@ spans from the service's process and a worker's.
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import re
 import secrets
 import threading
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import grpc
@@ -74,7 +78,8 @@ def traced():
     proc, banner = start_sudoku_server("--listen", f"127.0.0.1:{port}", "--workers", "1", env=env)
     try:
         assert "listening" in banner, banner
-        yield receiver, f"127.0.0.1:{port}", proc
+        http_address = re.search(r"page and browser API at http://([\d.:]+)/", banner).group(1)
+        yield receiver, f"127.0.0.1:{port}", proc, http_address
     finally:
         proc.terminate()
         proc.wait(30)
@@ -89,7 +94,7 @@ def traceparent() -> tuple[str, str]:
 
 
 def test_a_hint_and_a_watched_solve_are_each_one_trace_across_the_service_and_a_worker(traced):
-    receiver, address, proc = traced
+    receiver, address, proc, _ = traced
     with grpc.insecure_channel(address) as channel:
         stub = pb_grpc.SudokuStub(channel)
         hint_trace, parent = traceparent()
@@ -121,3 +126,16 @@ def test_tracing_is_off_unless_the_otel_variables_ask_for_it():
     assert tracing.wanted({"OTEL_TRACES_EXPORTER": "console"})
     assert not tracing.wanted({"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"})
     assert not tracing.wanted({"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"})
+
+
+def test_with_tracing_on_the_http_port_answers_as_before(traced):
+    """The HTTP port's calls carry no trace context yet (README, Traces):
+    with tracing on they are answered as ever, plain and gzipped."""
+    _, _, _, http_address = traced
+    body = json.dumps({"givens": WIKIPEDIA}).encode()
+    for data, headers in ((body, {}), (gzip.compress(body), {"Content-Encoding": "gzip"})):
+        request = urllib.request.Request(f"http://{http_address}/sudoku.v1.Sudoku/Hint", data=data,
+                                         headers={"Content-Type": "application/json", **headers})
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as reply:
+            assert reply.status == 200
+            assert json.loads(reply.read())["kind"] == "NEXT_MOVE"
