@@ -98,14 +98,14 @@ def _guard(protocol: H2Protocol) -> None:
                     await protocol.send(Closed())
                     return
                 reset_at_once.add(event.stream_id)
-        opened = {e.stream_id for e in events if isinstance(e, h2.events.RequestReceived)}
-        if reset_at_once & opened:
+        if reset_at_once:
             # A stream opened and reset in one read never reaches the
             # application: h2 has closed it already, and hypercorn would
             # set up a request (a task, the app's checks) only to cancel it.
             # What a rapid-reset burst costs the loop is then h2's parsing.
-            gone = reset_at_once & opened
-            events = [e for e in events if getattr(e, "stream_id", None) not in gone]
+            gone = reset_at_once & {e.stream_id for e in events if isinstance(e, h2.events.RequestReceived)}
+            if gone:
+                events = [e for e in events if getattr(e, "stream_id", None) not in gone]
         await handle_events(events)
 
     async def reset_unfinished(event) -> None:

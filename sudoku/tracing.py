@@ -29,6 +29,7 @@ import os
 from collections.abc import Mapping
 
 _tracer = None
+_inject = _extract = None  # opentelemetry.propagate's, once tracing is on
 
 
 def wanted(env: Mapping[str, str] = os.environ) -> bool:
@@ -44,11 +45,12 @@ def wanted(env: Mapping[str, str] = os.environ) -> bool:
 def setup(name: str) -> bool:
     """Starts tracing in this process when wanted(), as service `name`
     (unless OTEL_SERVICE_NAME gives another); returns whether it is on."""
-    global _tracer
+    global _tracer, _inject, _extract
     if _tracer is not None or not wanted():
         return _tracer is not None
     try:
         from opentelemetry import trace
+        from opentelemetry.propagate import extract, inject
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
@@ -67,6 +69,7 @@ def setup(name: str) -> bool:
     provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     atexit.register(provider.shutdown)  # sends what is left
+    _inject, _extract = inject, extract
     _tracer = trace.get_tracer("sudoku")
     return True
 
@@ -88,10 +91,8 @@ def carrier() -> str:
     """The current span's W3C traceparent, to carry into a job ("" when off or none)."""
     if _tracer is None:
         return ""
-    from opentelemetry.propagate import inject
-
     headers: dict[str, str] = {}
-    inject(headers)
+    _inject(headers)
     return headers.get("traceparent", "")
 
 
@@ -100,8 +101,6 @@ def record(name: str, parent: str, start_ns: int, end_ns: int, **attributes) -> 
     trace of its own)."""
     if _tracer is None:
         return
-    from opentelemetry.propagate import extract
-
-    context = extract({"traceparent": parent}) if parent else None
+    context = _extract({"traceparent": parent}) if parent else None
     span = _tracer.start_span(name, context=context, start_time=start_ns, attributes=attributes)
     span.end(end_time=end_ns)
