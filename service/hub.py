@@ -32,7 +32,6 @@ log = logging.getLogger("sudoku.hub")
 
 BLOCK_MS = 2_000  # an idle shard re-issues its XREAD this often
 BATCH = 128  # entries per stream per XREAD
-RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
 
 Entry = tuple[str, dict[bytes, bytes]]  # (stream entry id, fields)
 
@@ -122,7 +121,7 @@ class _Shard:
                 del self.waiters[key]
 
     async def _run(self) -> None:
-        failures = 0
+        failures, retried = 0, False
         while True:
             # A close() whose cancel the XREAD swallowed would otherwise
             # leave this loop waiting for waiters, and close() for it.
@@ -138,10 +137,16 @@ class _Shard:
             self.waking = False
             try:
                 reply = await self.redis.xread(streams, count=BATCH, block=BLOCK_MS)
-                failures = 0
+                failures, retried = 0, False
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+                if not retried and isinstance(exc, RedisConnectionError):
+                    # A connection the server closed (a Sentinel failover,
+                    # Redis's idle timeout, CLIENT KILL) is read again at
+                    # once on a fresh one: the waiters need not hear of it.
+                    retried = True
+                    continue
                 self._fail_all(exc)
-                await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
+                await asyncio.sleep(connections.reconnect_delay(failures))
                 failures += 1
                 continue
             except RedisError as exc:
@@ -225,16 +230,3 @@ class StreamHub:
         """Entries after `after` that exist now (XRANGE, never blocks)."""
         entries = await self.waker.xrange(key, min="(" + after, max="+", count=count)
         return [(i.decode(), f) for i, f in entries]
-
-    async def follow(self, key: str, after: str, idle: float | None = None):
-        """Yields batches of entries after `after`, for ever (the caller
-        stops); an empty batch after each `idle` seconds without entries, so
-        the caller can check that more may still come."""
-        while True:
-            batch = await self.read(key, after)
-            if not batch:
-                batch = await self.wait(key, after, idle)
-            if batch:
-                after = batch[-1][0]
-            if batch or idle is not None:
-                yield batch

@@ -22,7 +22,8 @@ A URL may name a Redis Sentinel group instead of a server:
 `redis+sentinel://[:password@]host:port[,host:port...]/service_name[/db]`.
 The client then asks the sentinels for the group's primary as it
 connects, so after a failover each connection that failed reconnects to
-the promoted replica by itself (redis-py's Sentinel client). Its pool
+the promoted replica by itself (redis-py's Sentinel client, and
+_PrimaryConnection for a connection that reconnects mid-command). Its pool
 does not queue commands for a free connection as service_pool's does.
 """
 
@@ -33,9 +34,11 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from redis import Redis
+from redis import connection as sync_connection
 from redis import sentinel as sync_sentinel
 from redis.asyncio import sentinel as asyncio_sentinel
 from redis.asyncio import BlockingConnectionPool
+from redis.asyncio import connection as asyncio_connection
 from redis.asyncio import Redis as AsyncRedis
 
 SERVICE_TIMEOUT_S = 1.0
@@ -43,6 +46,16 @@ WORKER_TIMEOUT_S = 3.0
 # redis-py PINGs a connection idle this long before using it, so one that
 # Redis dropped (a restart, an idle timeout) reconnects instead of failing once.
 HEALTH_CHECK_S = 10
+
+
+# The waits of a loop that reconnects (the service's XREAD readers): its
+# first retry comes at once, a Redis that stays away is asked once a second.
+RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+def reconnect_delay(failures: int) -> float:
+    """Seconds to wait before the next try, after `failures` in a row."""
+    return RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)]
 
 
 SENTINEL_SCHEME = "redis+sentinel"
@@ -76,6 +89,40 @@ def sentinel_url(url: str) -> SentinelUrl | None:
     return SentinelUrl(sentinels, parts[0], int(parts[1]) if len(parts) > 1 else 0, password)
 
 
+class _PrimaryConnection(sync_sentinel.SentinelManagedConnection):
+    """redis-py's connection to a group's primary, which asks the sentinels
+    for the primary's address however it reconnects. redis-py's asks only
+    in connect(); a connection that drops mid-command reconnects through
+    connect_check_health() to the address it had (redis/redis-py#3874), so
+    a connection held for good (the service's XREAD readers of frames and
+    cancels) knocked on the dead primary for as long as the process lived:
+    after a failover no watched Solve was answered and no Cancel heard."""
+
+    def connect_to(self, address) -> None:
+        self.host, self.port = address
+        sync_connection.Connection.connect_check_health(
+            self, check_health=self.connection_pool.check_connection, retry_socket_connect=False)
+
+    def connect_check_health(self, check_health: bool = True, retry_socket_connect: bool = True) -> None:
+        if not self._sock:
+            self.host, self.port = self.connection_pool.get_master_address()
+        super().connect_check_health(check_health, retry_socket_connect)
+
+
+class _AsyncPrimaryConnection(asyncio_sentinel.SentinelManagedConnection):
+    """_PrimaryConnection for asyncio."""
+
+    async def connect_to(self, address) -> None:
+        self.host, self.port = address
+        await asyncio_connection.Connection.connect_check_health(
+            self, check_health=self.connection_pool.check_connection, retry_socket_connect=False)
+
+    async def connect_check_health(self, check_health: bool = True, retry_socket_connect: bool = True) -> None:
+        if not self.is_connected:
+            self.host, self.port = await self.connection_pool.get_master_address()
+        await super().connect_check_health(check_health, retry_socket_connect)
+
+
 class _SentinelPool(sync_sentinel.SentinelConnectionPool):
     """redis-py's pool of a group's primary, which also closes its clients
     of the sentinels when it is closed (redis-py's leaves them open)."""
@@ -95,10 +142,12 @@ class _AsyncSentinelPool(asyncio_sentinel.SentinelConnectionPool):
 
 def _sentinel_pool(parts: SentinelUrl, asynchronous: bool, **kwargs):
     """A pool of connections to the group's primary, as redis-py's Sentinel.master_for makes it."""
-    module, pool = (asyncio_sentinel, _AsyncSentinelPool) if asynchronous else (sync_sentinel, _SentinelPool)
+    module, pool, connection = ((asyncio_sentinel, _AsyncSentinelPool, _AsyncPrimaryConnection) if asynchronous
+                                else (sync_sentinel, _SentinelPool, _PrimaryConnection))
     timeouts = {k: v for k, v in kwargs.items() if k.startswith("socket_")}
     group = module.Sentinel(parts.sentinels, sentinel_kwargs=timeouts)
-    return pool(parts.service_name, group, is_master=True, db=parts.db, password=parts.password, **kwargs)
+    return pool(parts.service_name, group, is_master=True, db=parts.db, password=parts.password,
+                connection_class=connection, **kwargs)
 
 
 def service_pool(url: str, max_connections: int, wait_s: float) -> AsyncRedis:

@@ -121,6 +121,7 @@ class MixedLoad:
         self.wrong: list[str] = []
         self.answered = 0
         self.ok_at: list[float] = []
+        self.kinds_ok_at: dict[str, list[float]] = {"hint": [], "count": [], "solve": []}
         self.lock = threading.Lock()
         self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(threads)]
         for thread in self.threads:
@@ -134,7 +135,7 @@ class MixedLoad:
             while not self.stop.is_set():
                 board = relabelled(rng.choice(boards), rng)
                 kind = rng.choices(("hint", "count", "solve"), (7, 2, 1))[0]
-                self._until_ok(lambda: self._call(stub, kind, board))
+                self._until_ok(kind, lambda: self._call(stub, kind, board))
 
     def _call(self, stub, kind: str, board: str) -> None:
         if kind == "count":
@@ -150,13 +151,14 @@ class MixedLoad:
             if frames[-1].outcome != pb.SOLVED or frames[-1].solution != engine.solve(board):
                 self.wrong.append(f"solve {board}")
 
-    def _until_ok(self, call) -> None:
+    def _until_ok(self, kind: str, call) -> None:
         while True:
             try:
                 call()
                 with self.lock:
                     self.answered += 1
                     self.ok_at.append(time.monotonic())
+                    self.kinds_ok_at[kind].append(self.ok_at[-1])
                 return
             except grpc.RpcError as exc:
                 with self.lock:
@@ -170,6 +172,28 @@ class MixedLoad:
         for thread in self.threads:
             thread.join(60)
         assert not any(thread.is_alive() for thread in self.threads), "a call hung"
+
+
+def assert_a_paced_stream_ends_on_cancel(address: str) -> None:
+    """A watched Solve paced over a minute, cancelled from another
+    connection: its stream ends CANCELLED at once, which the service
+    learns through its cancel follower, not through its own call."""
+    board = puzzles("17_clue")[0]
+    with grpc.insecure_channel(address) as a, grpc.insecure_channel(
+            address, options=[("grpc.use_local_subchannel_pool", 1)]) as b:
+        request = pb.SolveRequest(board=board, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                  pacing=pb.Pacing(duration_ms=60_000))
+        for attempt in range(5):  # a connection the failover broke may fail a call once, as under the load
+            stream = pb_grpc.SudokuStub(a).Solve(request, timeout=TIMEOUT)
+            try:
+                job_id = next(stream).job_id
+                assert pb_grpc.SudokuStub(b).Cancel(pb.CancelRequest(job_id=job_id), timeout=TIMEOUT).cancelled
+                break
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == 4:
+                    raise
+                stream.cancel()
+        assert list(stream)[-1].outcome == pb.CANCELLED  # within TIMEOUT, not the minute of pacing
 
 
 def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_killed(group):
@@ -191,14 +215,21 @@ def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_kil
         until(lambda: any(t > killed + promoted for t in load.ok_at), "a call succeeded on the new primary",
               timeout=30)
         recovered = min(t for t in load.ok_at if t > killed + promoted) - killed
+        # Every part of the service follows: the pooled commands (Hint,
+        # CountSolutions), the frame readers (a watched Solve) and the
+        # cancel follower, each on a connection it holds.
+        until(lambda: all(any(t > killed + promoted for t in ok) for ok in load.kinds_ok_at.values()),
+              "every kind of call succeeded on the new primary", timeout=30)
+        assert_a_paced_stream_ends_on_cancel(service.address)
         time.sleep(LOAD_S / 2)
         load.finish()
+        after = sum(t > killed + promoted for t in load.ok_at)
     finally:
         service.stop()
         workers.stop()
-    print(f"failover: {load.answered} calls answered, {len(load.failures)} failed attempts "
-          f"({sorted(set(load.failures))}), replica promoted {promoted:.1f} s and calls answered again "
-          f"{recovered:.1f} s after the SIGKILL")
+    print(f"failover: {load.answered} calls answered ({after} after the promotion), "
+          f"{len(load.failures)} failed attempts ({sorted(set(load.failures))}), replica promoted "
+          f"{promoted:.1f} s and calls answered again {recovered:.1f} s after the SIGKILL")
     assert not load.wrong, load.wrong[:5]
     assert set(load.failures) <= {"UNAVAILABLE"}, load.failures
     assert load.answered > 40
