@@ -36,7 +36,6 @@ BATCH = 1_000  # entries per XREAD
 # reply would be a third of a call's Redis commands at low load).
 TRIM_AFTER = 256
 TRIM_EVERY_S = 0.5
-RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
 
 
 class Reply(NamedTuple):
@@ -114,12 +113,12 @@ class Inbox:
                 failures = 0
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
                 self.interrupt(exc)
-                await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
+                await asyncio.sleep(connections.reconnect_delay(failures))
                 failures += 1
             except RedisError as exc:
                 log.error("reading the inbox failed: %s", exc)
                 self.interrupt(exc)
-                await asyncio.sleep(RECONNECT_DELAYS[-1])
+                await asyncio.sleep(connections.RECONNECT_DELAYS[-1])
 
     def _deliver(self, fields: dict[bytes, bytes]) -> None:
         future = self.waiting.get(fields[b"c"].decode())

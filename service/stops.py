@@ -43,7 +43,6 @@ RENEW_EVERY_S = 600
 # A Watch that starts this soon after a Cancel waits until the streams that
 # were open have recorded where they stopped (they do so within milliseconds).
 SETTLE_S = 0.3
-RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
 
 
 class Playback:
@@ -110,12 +109,12 @@ class Stops:
                 # Streams opened meanwhile read the cancel record themselves;
                 # on reconnecting, the cancels written meanwhile are read too.
                 log.warning("following cancels: %s; reconnecting", exc)
-                await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
+                await asyncio.sleep(connections.reconnect_delay(failures))
                 failures += 1
                 continue
             except RedisError:
                 log.exception("following cancels failed")
-                await asyncio.sleep(RECONNECT_DELAYS[-1])
+                await asyncio.sleep(connections.RECONNECT_DELAYS[-1])
                 continue
             for _, entries in reply or ():
                 for entry_id, fields in entries:

@@ -112,9 +112,9 @@ async def alive(redis: AsyncRedis, job_id: str, stream: str | None = None, answe
 async def result(hub: StreamHub, job_id: str) -> Any:
     """The job's return value, once it has one; JobFailed when it failed."""
     # Waits on the result stream from its start, so a result already
-    # there is returned at once. A loop of waits, not hub.follow(): an
-    # async generator left mid-iteration is closed by asyncio's finalizer
-    # through call_soon_threadsafe, a wake-up of the loop per call.
+    # there is returned at once. A loop of waits, not an async generator:
+    # one left mid-iteration is closed by asyncio's finalizer through
+    # call_soon_threadsafe, a wake-up of the loop per call.
     key, after = keys.result(job_id), "0-0"
     while True:
         batch = await hub.wait(key, after, IDLE_CHECK_S)
