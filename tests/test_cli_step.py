@@ -150,3 +150,42 @@ def test_without_a_terminal_it_says_it_needs_one(service):
     done = subprocess.run([*COMMAND, "watch", "--step", HARD], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "SUDOKU_ADDR": service.address}, start_new_session=True)
     assert done.returncode == 2 and "watch --step needs a terminal" in done.stderr
+
+
+def test_space_plays_and_pauses_where_it_is_and_a_step_goes_on_from_there(service, tmp_path):
+    """Space plays on the terminal's clock, space again holds the search
+    where it is (nothing more is drawn), and → steps on from that step."""
+    (tmp_path / "hard.txt").write_text(HARD + "\n")
+    env = {"SUDOKU_ADDR": service.address, "NO_COLOR": "1", "TERM": "xterm", "PATH": os.environ["PATH"]}
+    command = [*COMMAND, "watch", "--step", "--strategy", "naive", "--speed", "40", str(tmp_path / "hard.txt")]
+    terminal = Terminal(command, env, tmp_path)
+
+    def state(name: str, beyond: int = -1):
+        def check(text: str):
+            shown = panels(text)
+            if len(shown) == 1 and shown[0]["state"] == name and shown[0].get("steps", -1) > beyond:
+                return shown[0]
+            return None
+
+        return check
+
+    try:
+        terminal.wait_for(state("ready"), "the puzzle drawn at step 0")
+        terminal.keys("Space")
+        terminal.wait_for(state("playing", 5), "a few steps played")
+        terminal.keys("Space")
+        paused = terminal.wait_for(state("paused"), "the search paused")
+        time.sleep(1)  # at 40 steps a second, 40 more would be drawn by now if it played on
+        held = terminal.wait_for(state("paused"), "the search still paused")
+        assert held["steps"] == paused["steps"] > 5, (paused, held)
+        python = reference.Stepper(HARD, strategy="naive")
+        python.run(held["steps"])
+        same(held, python)
+        terminal.keys("Right")
+        after = terminal.wait_for(state("stepping", held["steps"]), "one step after the pause")
+        python.run(1)
+        same(after, python)
+        terminal.keys("q")
+        assert "EXIT=0" in terminal.wait_for(lambda screen: "EXIT=" in screen and screen, "the command to quit")
+    finally:
+        terminal.close()
