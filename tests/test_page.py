@@ -591,6 +591,38 @@ def test_step_takes_over_a_watched_solve_where_it_is_drawn_and_play_stop_reset_g
 
 
 @needs_chromium
+def test_a_position_the_service_lost_is_stepped_on_from_its_step_and_the_page_says_so(browser, custom_service,
+                                                                                       redis, tmp_path):
+    """The service went away (a phone put away, the instance restarted with
+    another key): the next → takes the next step all the same, from the
+    search started over at the step drawn, and the counters' line says so."""
+    from sudoku import keys
+    from tests.stack import free_port
+
+    port = free_port()
+    before = custom_service(http_listen=f"127.0.0.1:{port}")
+    browser.get(f"http://127.0.0.1:{port}/")
+    load(browser, HARDEST)
+    field = browser.find_element("id", "run-count")
+    field.clear()
+    field.send_keys("1234")
+    click(browser, "#watch-run")
+    at_step(browser, 1_234, 1_234)
+    before.stop()
+    redis.set(keys.POSITION_KEY, b"the page's key after the loss")
+    custom_service(http_listen=f"127.0.0.1:{port}")
+    press(browser, "\ue014")  # →
+    at_step(browser, 1_235, 1_235)
+    for root, strategy in (("#watch-naive", "naive"), ("#watch-mrv", "mrv")):
+        python = reference.Stepper(HARDEST, strategy=strategy)
+        python.run(1_235)
+        same_drawing(browser, root, python)
+        said_there = browser.find_element("css selector", f"{root} .counters").text
+        assert "the service lost this search's position: started over at step 1,234" in said_there, said_there
+    browser.save_screenshot(str(tmp_path / "lost-position.png"))
+
+
+@needs_chromium
 def test_a_service_with_a_token_is_played_once_the_token_is_given(browser, custom_service, tmp_path):
     running = custom_service(auth_token="page-secret")
     browser.get(page_url(running))
