@@ -81,10 +81,11 @@ LOAD_BALANCING = ("pick_first", "round_robin")
 
 def channel_service_config(load_balancing: str | None = None) -> str:
     """The service config the channel gets: the published one less its
-    retry policies (this client retries by itself), plus the load-balancing
-    policy when one is asked for."""
+    retry policies (this client retries by itself) and its timeouts (each
+    call carries the deadline it was given, so `timeout=None` still means
+    none), plus the load-balancing policy when one is asked for."""
     config: dict[str, Any] = {
-        "methodConfig": [{k: v for k, v in entry.items() if k != "retryPolicy"}
+        "methodConfig": [{k: v for k, v in entry.items() if k not in ("retryPolicy", "timeout")}
                          for entry in SERVICE_CONFIG["methodConfig"]],
     }
     if load_balancing:
