@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: up test test-fast test-newest-rq proto proto-check proto-release web stubs example-node example-go bench clean sanitize
+.PHONY: engine-missing up test test-fast test-newest-rq proto proto-check proto-release web stubs example-node example-go bench clean sanitize
 
 up: $(BIN)/.installed
 	$(BIN)/sudoku-server
@@ -43,11 +43,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*)
+# The C engine is built in place (worker/_engine*.so): when it is gone
+# (`git clean -fdX`, a switch of branch), install again instead of trusting
+# the stamp, so no test imports a missing or stale build.
+ENGINE_BUILT := $(wildcard worker/_engine*.so)
+engine-missing:
+$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
 	$(BIN)/python -m pip install -q -e .
 	@touch $@
 
-$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*)
+$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $@ $(BIN)/.installed
 
