@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import socket
 import subprocess
 import time
 import argparse
@@ -17,13 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.stack import installed_script  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.stack import free_port, installed_script  # noqa: E402
 
 
 @contextmanager

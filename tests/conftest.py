@@ -9,7 +9,9 @@ import pytest
 from redis import Redis
 
 from service.embedded_redis import EmbeddedRedis
+from sudoku.v1 import sudoku_pb2 as pb
 from tests.fixtures import FAULTY_WORKER
+from tests.puzzles import puzzles
 from tests.stack import ServiceThread, make_settings, supervise_in_background
 from tests.tls import self_signed
 from worker.supervisor import Supervisor
@@ -86,6 +88,20 @@ def custom_service(redis_url, workers):
     yield make
     for running in started:
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def finished_job(service) -> list[pb.Frame]:
+    """Every frame of a solve that has finished: naive search of
+    norvig_hardest's first board (671,215 steps) drawn as 1 s at 30 fps,
+    unpaced, so 31 frames, the last SOLVED."""
+    channel, stub = service.stub()
+    request = pb.SolveRequest(board=puzzles("norvig_hardest")[0], strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                              pacing=pb.Pacing(duration_ms=1_000, fps=30, unpaced=True))
+    frames = list(stub.Solve(request, timeout=60))
+    channel.close()
+    assert frames[-1].outcome == pb.SOLVED
+    return frames
 
 
 @pytest.fixture(scope="module")

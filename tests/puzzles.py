@@ -53,10 +53,11 @@ def is_completion(puzzle: str, solution: str) -> bool:
 
 
 def relabelled(puzzle: str, rng: random.Random) -> str:
-    """The same puzzle with its digits renamed: same number of solutions."""
+    """The same puzzle with its digits renamed: same number of solutions.
+    A blank may be '.' or '0'; it comes out as '.'."""
     digits = list("123456789")
     rng.shuffle(digits)
-    return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)
+    return "".join("." if c in ".0" else digits[int(c) - 1] for c in puzzle)
 
 
 def transformed(puzzle: str, rng: random.Random) -> str:

@@ -10,7 +10,6 @@ import random
 import re
 import select
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from sudoku.grid import is_solution_of, nine_lines
-from tests.puzzles import DATA, puzzles
+from tests.puzzles import DATA, puzzles, relabelled
+from tests.stack import free_port
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -43,9 +43,7 @@ def run(service):
 
 
 def closed_port_address() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{sock.getsockname()[1]}"
+    return f"127.0.0.1:{free_port()}"
 
 
 # ---- solve -------------------------------------------------------------------
@@ -360,13 +358,6 @@ def test_count_line_of_a_multiple_count(count, complete, limit, line):
 
 
 # ---- batch -------------------------------------------------------------------
-
-def relabelled(puzzle: str, rng: random.Random) -> str:
-    """The same puzzle with its digits renamed: as many solutions."""
-    digits = list("123456789")
-    rng.shuffle(digits)
-    return "".join(digits[int(c) - 1] if c not in ".0" else "." for c in puzzle)
-
 
 def verdict_of(path: Path) -> str:
     if "invalid" in path.name:

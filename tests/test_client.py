@@ -26,7 +26,7 @@ from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 from tests.frames_util import attached
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread, make_settings, reap, start_sudoku_server
+from tests.stack import ServiceThread, free_port, make_settings, reap, start_sudoku_server
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -68,12 +68,6 @@ def test_the_published_service_config_keeps_the_clients_retries_and_deadlines():
 def client(service):
     with Client(service.address, timeout=30) as client:
         yield client
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_solve_returns_the_solution_and_the_job(client):

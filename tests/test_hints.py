@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from google.protobuf.json_format import MessageToDict, ParseDict
 
@@ -11,18 +9,13 @@ from sudoku.replies import hint_reply
 from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, to_string, to_values
 from sudoku.v1.sudoku_pb2 import HintReply
 from worker import engine
+from tests.puzzles import puzzles
 from worker.hints import FROM_SOLUTION_REASON, candidates, check_entries, hint
-
-DATA = Path(__file__).parent / "data"
 
 # qqwing "easy": unique, and singles solve it.
 EASY = "...7..3..83.9625.7..7.53..2.....52.9...6...4.....8....9...36..8.....76.5.8......3"
 # norvig_hardest.txt line 11: unique, and no cell or unit has a single at the start.
 NO_SINGLE = "....7..2.8.......6.1.2.5...9.54....8.........3....85.1...3.2.8.4.......9.7..6...."
-
-
-def puzzles(name: str) -> list[str]:
-    return (DATA / name).read_text().split()
 
 
 def board(cells: dict[str, int]) -> str:
@@ -239,7 +232,7 @@ def test_contradictory_givens_list_every_cell_in_conflict():
 
 
 def test_no_solution_without_a_conflict():
-    for puzzle in puzzles("invalid_no_solution.txt"):
+    for puzzle in puzzles("invalid_no_solution"):
         assert hint(puzzle) == {
             "kind": "NO_SOLUTION",
             "reason": "the givens have no solution, though no two of them break a rule",
@@ -247,7 +240,7 @@ def test_no_solution_without_a_conflict():
 
 
 def test_two_solutions_still_give_a_move_and_say_so():
-    puzzle = puzzles("multi_solution_16_clue.txt")[0]
+    puzzle = puzzles("multi_solution_16_clue")[0]
     reply = hint(puzzle)
     assert reply["not_unique"] is True
     assert reply["kind"] == "NEXT_MOVE"
@@ -255,7 +248,7 @@ def test_two_solutions_still_give_a_move_and_say_so():
 
 
 def test_two_solutions_follow_the_one_the_entries_chose():
-    puzzle = puzzles("multi_solution_16_clue.txt")[0]
+    puzzle = puzzles("multi_solution_16_clue")[0]
     first = engine.solve(puzzle)
     # An entry from another solution: a cell where some solution differs from the first.
     cell, value = next(
@@ -273,7 +266,7 @@ def test_two_solutions_follow_the_one_the_entries_chose():
 
 
 def test_two_solutions_and_no_solution_keeps_every_entry():
-    puzzle = puzzles("multi_solution_16_clue.txt")[0]
+    puzzle = puzzles("multi_solution_16_clue")[0]
     first = engine.solve(puzzle)
     kept = blanks(puzzle)[:10]
     with_kept = entries_from(first, kept, puzzle)
@@ -311,7 +304,7 @@ def test_candidates_on_a_hand_made_board():
 
 
 def test_candidates_agree_with_the_peers():
-    for puzzle in puzzles("qqwing_expert.txt")[:10] + [EASY]:
+    for puzzle in puzzles("qqwing_expert")[:10] + [EASY]:
         cells = engine.parse_board(puzzle)
         seen = [{cells[p] for p in PEERS[c]} for c in range(81)]
         expected = [
@@ -331,9 +324,9 @@ def test_candidates_count_the_entries():
 # -- Over the test puzzles --------------------------------------------------------------
 
 UNIQUE_SETS = [
-    "17_clue.txt", "qqwing_easy.txt", "qqwing_intermediate.txt", "qqwing_expert.txt",
-    "norvig_top95.txt", "norvig_hardest.txt", "magictour_top1465.txt", "forum_hardest_1106.txt",
-    "forum_hardest_1905_11plus.txt", "msolve_hardest_to_solve.txt", "msolve_hardest_to_verify.txt",
+    "17_clue", "qqwing_easy", "qqwing_intermediate", "qqwing_expert",
+    "norvig_top95", "norvig_hardest", "magictour_top1465", "forum_hardest_1106",
+    "forum_hardest_1905_11plus", "msolve_hardest_to_solve", "msolve_hardest_to_verify",
 ]
 
 
@@ -347,7 +340,7 @@ def test_every_move_agrees_with_the_solution(name):
         assert reply["move"]["value"] == int(solution[reply["move"]["cell"]]), puzzle
 
 
-MULTIPLE_SETS = ["multi_solution_16_clue.txt", "serg_benchmark_multi_solution.txt"]
+MULTIPLE_SETS = ["multi_solution_16_clue", "serg_benchmark_multi_solution"]
 
 
 @pytest.mark.parametrize("name", MULTIPLE_SETS)
@@ -358,7 +351,7 @@ def test_every_move_of_a_puzzle_with_two_solutions_agrees_with_the_engines_first
         assert reply["move"]["value"] == int(engine.solve(puzzle)[reply["move"]["cell"]]), puzzle
 
 
-@pytest.mark.parametrize("name", ["qqwing_easy.txt", "norvig_hardest.txt"])
+@pytest.mark.parametrize("name", ["qqwing_easy", "norvig_hardest"])
 def test_following_the_hints_solves_the_puzzle(name):
     for puzzle in puzzles(name)[:10]:
         solution = engine.solve(puzzle)
@@ -378,7 +371,7 @@ def places(puzzle: str, unit_cells: tuple[int, ...], value: int) -> list[int]:
     ]
 
 
-@pytest.mark.parametrize("name", ["17_clue.txt", "magictour_top1465.txt", "qqwing_expert.txt"])
+@pytest.mark.parametrize("name", ["17_clue", "magictour_top1465", "qqwing_expert"])
 def test_hidden_singles_are_taken_box_row_column_then_lowest_value(name):
     seen = set()
     for puzzle in puzzles(name):
@@ -402,7 +395,7 @@ def test_hidden_singles_are_taken_box_row_column_then_lowest_value(name):
 
 
 def test_hard_puzzles_from_the_forum_need_steps_before_their_first_placement():
-    for puzzle in puzzles("forum_hardest_1905_11plus.txt")[:10]:
+    for puzzle in puzzles("forum_hardest_1905_11plus")[:10]:
         reply = hint(puzzle)
         assert reply["move"]["technique"] != "FROM_SOLUTION" and reply["before"]
         assert reply["move"]["value"] == int(engine.solve(puzzle)[reply["move"]["cell"]])
@@ -429,7 +422,7 @@ def test_pencil_marks_give_the_next_step_on_them():
 def test_a_whole_game_by_hints_with_pencil_marks_never_needs_the_solution():
     """The player follows every hint: places the moves, crosses out the eliminations."""
     kinds = set()
-    for puzzle in puzzles("norvig_hardest.txt") + puzzles("magictour_top1465.txt")[:5]:
+    for puzzle in puzzles("norvig_hardest") + puzzles("magictour_top1465")[:5]:
         solution = engine.solve(puzzle)
         entries, masks = EMPTY, candidates(engine.parse_board(puzzle))
         while (reply := hint(puzzle, entries, pencil_marks=masks))["kind"] in ("NEXT_MOVE", "ELIMINATION"):
@@ -488,7 +481,7 @@ def test_every_kind_of_reply_parses_as_hint_reply():
         hint(HIDDEN_AT_R5C4, board({"r1c1": 8})),
         hint(EASY, place(EMPTY, *next(iter(wrong_candidates(EASY, solution))))),
         hint(EASY, entries_from(solution, blanks(EASY))),
-        hint(puzzles("invalid_no_solution.txt")[0]),
+        hint(puzzles("invalid_no_solution")[0]),
         hint(place(EASY, 1, 7)),
     ]
     replies.append(hint(NO_SINGLE, pencil_marks=candidates(engine.parse_board(NO_SINGLE))))

@@ -455,18 +455,9 @@ def test_a_huge_count_cap_is_clamped_silently(stub):
     assert reply.verdict == pb.CountReply.UNIQUE
 
 
-@pytest.fixture(scope="module")
-def finished_job(service):
-    channel, stub = service.stub()
-    frames = list(stub.Solve(pb.SolveRequest(board=GOOD), timeout=TIMEOUT))
-    channel.close()
-    assert frames[-1].outcome == pb.SOLVED
-    return frames[0].job_id, frames[-1].seq
-
-
 @pytest.mark.parametrize("past", [1, 1000, "max"])
 def test_watch_after_the_last_frame(stub, finished_job, past):
-    job_id, last = finished_job
+    job_id, last = finished_job[0].job_id, finished_job[-1].seq
     after = UINT64_MAX if past == "max" else last + past
     code, details = outcome(stub, "Watch", pb.WatchRequest(job_id=job_id, after_seq=after))
     assert_names(code, details, INVALID, "after_seq", str(after), f"({last})")

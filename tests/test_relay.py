@@ -66,14 +66,6 @@ def test_a_slow_watcher_does_not_slow_the_fast_one(service):
     assert drawing.text == fast[-1].solution
 
 
-@pytest.fixture(scope="module")
-def finished_job(service):
-    channel, stub = service.stub()
-    frames = list(stub.Solve(watched(duration_ms=1_000, fps=30, unpaced=True), timeout=TIMEOUT))
-    channel.close()
-    return frames
-
-
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cuts=st.lists(st.integers(min_value=1, max_value=30), min_size=1, max_size=3))
 def test_resuming_at_any_points_gives_the_uninterrupted_sequence(service, finished_job, cuts):
