@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import time
 
@@ -147,6 +148,32 @@ def test_calls_spread_over_the_cells_and_answer_right(two_cells):
     for server in servers:
         stats = Redis(port=server.port).info("commandstats")
         assert stats.get("cmdstat_evalsha", {}).get("calls", 0) > 0, server.url
+
+
+def test_rq_info_shows_each_cell_as_a_plain_rq_deployment(two_cells):
+    """`rq info -u <a cell's URL>` (RQ's own command, README "Cells") lists
+    that cell's workers and queues, and none of the other cell's."""
+    servers, service, _ = two_cells
+    with grpc.insecure_channel(service.address) as channel:
+        stub = pb_grpc.SudokuStub(channel)
+        for board in fresh_boards(20, 2):  # both cells have had jobs
+            stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT)
+    names = []
+    for server in servers:
+        redis = Redis(port=server.port)
+        until(lambda: len(Worker.all(connection=redis)) == 2, f"the workers of {server.url} registered")
+        names.append({worker.name for worker in Worker.all(connection=redis)})
+        redis.close()
+    for server, own, other in zip(servers, names, reversed(names)):
+        shown = subprocess.run([installed_script("rq"), "info", "-u", server.url, "-r"],
+                               capture_output=True, text=True, timeout=TIMEOUT)
+        assert shown.returncode == 0, shown.stderr
+        assert all(name in shown.stdout for name in own), (own, shown.stdout)
+        assert not any(name in shown.stdout for name in other), (other, shown.stdout)
+        lines = shown.stdout.splitlines()
+        assert re.search(rf"^queue {keys.QUEUE_INTERACTIVE} \d+, \d+ executing, \d+ finished", shown.stdout, re.M), \
+            shown.stdout
+        assert sum(line.startswith("worker ") for line in lines) == 2, shown.stdout
 
 
 def test_a_cacheable_call_goes_to_its_key_cell_so_the_cache_still_hits(two_cells):
