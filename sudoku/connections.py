@@ -133,7 +133,11 @@ class _SentinelPool(sync_sentinel.SentinelConnectionPool):
             sentinel.close()
 
 
-class _AsyncSentinelPool(asyncio_sentinel.SentinelConnectionPool):
+class _AsyncSentinelPool(asyncio_sentinel.SentinelConnectionPool, BlockingConnectionPool):
+    """The asyncio pool of a group's primary: one that waits for a free
+    connection, as the service's pool of a plain URL does (redis-py's
+    Sentinel pool raises "Too many connections" at once)."""
+
     async def disconnect(self, *args, **kwargs) -> None:
         await super().disconnect(*args, **kwargs)
         for sentinel in self.sentinel_manager.sentinels:
@@ -157,7 +161,7 @@ def service_pool(url: str, max_connections: int, wait_s: float) -> AsyncRedis:
     sentinel = sentinel_url(url)
     if sentinel is not None:
         return AsyncRedis.from_pool(_sentinel_pool(
-            sentinel, True, max_connections=max_connections, socket_timeout=SERVICE_TIMEOUT_S,
+            sentinel, True, max_connections=max_connections, timeout=wait_s, socket_timeout=SERVICE_TIMEOUT_S,
             socket_connect_timeout=SERVICE_TIMEOUT_S, health_check_interval=HEALTH_CHECK_S))
     pool = BlockingConnectionPool.from_url(
         url, max_connections=max_connections, timeout=wait_s, socket_timeout=SERVICE_TIMEOUT_S,

@@ -8,6 +8,7 @@ workers and the service follow by themselves (sudoku/connections.py).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import subprocess
@@ -19,7 +20,7 @@ import grpc
 import pytest
 from redis import Redis
 
-from sudoku import cells
+from sudoku import cells, connections
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
@@ -194,6 +195,24 @@ def assert_a_paced_stream_ends_on_cancel(address: str) -> None:
                     raise
                 stream.cancel()
         assert list(stream)[-1].outcome == pb.CANCELLED  # within TIMEOUT, not the minute of pacing
+
+
+def test_a_burst_of_commands_waits_for_a_free_connection_of_the_group(group):
+    """The service's pool of a Sentinel cell, like its pool of a plain URL,
+    makes a command wait for a free connection (up to the wait) rather than
+    fail at once: a burst of calls queues instead of failing."""
+
+    async def burst(wait_s: float) -> list:
+        redis = connections.service_pool(group.url, max_connections=2, wait_s=wait_s)
+        try:  # six commands that each hold a connection for 0.3 s, on two connections
+            return await asyncio.gather(*(redis.blpop([f"nothing-{i}"], timeout=0.3) for i in range(6)),
+                                        return_exceptions=True)
+        finally:
+            await redis.aclose()
+
+    assert asyncio.run(burst(wait_s=5)) == [None] * 6
+    refused = [r for r in asyncio.run(burst(wait_s=0.05)) if isinstance(r, Exception)]
+    assert refused and all("No connection available" in str(r) for r in refused), refused  # the wait is bounded
 
 
 def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_killed(group):
