@@ -56,13 +56,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def until(check, what: str = "the condition held", timeout: float = 60) -> None:
-    """Waits until check() is true, polling: for a state of another process
-    or thread that no event announces."""
+def until(check, what="the condition held", timeout: float = 60, every: float = 0.02):
+    """Waits until check() is truthy, polling every `every` seconds, and
+    returns that value: for a state of another process or thread that no
+    event announces. The tests' one wait: after `timeout` seconds it fails
+    saying what it waited for; `what` may be a callable, asked then, to say
+    what it found instead."""
     deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.02)
+    while not (value := check()):
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting until {what() if callable(what) else what}")
+        time.sleep(every)
+    return value
 
 
 def until_steady(read, timeout: float = 30) -> list[int]:
@@ -161,14 +166,14 @@ class SystemRedis:
             [SYSTEM_REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", self.folder, "--loglevel", "warning", *self.extra], stdout=subprocess.DEVNULL)
         client = Redis(port=self.port)
-        deadline = time.monotonic() + 10
-        while True:
+
+        def answers() -> bool:
             try:
-                client.ping()
-                break
+                return client.ping()
             except Exception:  # noqa: BLE001 - not up yet
-                assert time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
+                return False
+
+        until(answers, "redis-server answered", timeout=10, every=0.05)
         client.close()
         return self
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 
 import grpc
 import pytest
@@ -15,7 +14,7 @@ from service.validate import count_spec, hint_spec
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import until_steady
+from tests.stack import until, until_steady
 from worker import engine
 
 TIMEOUT = 60
@@ -64,9 +63,8 @@ def test_identical_counts_are_answered_from_the_cache(stub, service, redis):
     board = relabelled(puzzles("magictour_top1465")[3], random.Random(7))
     first = count(stub, board)
     key = count_key(count_spec(pb.CountRequest(board=board), service.settings))
-    deadline = time.monotonic() + 2  # the cache is written after the reply goes out
-    while redis.ttl(key) < 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # The cache is written after the reply goes out.
+    until(lambda: redis.ttl(key) >= 0, "the cache entry was written", timeout=2, every=0.01)
     assert 0 < redis.ttl(key) <= service.settings.cache_ttl_s
     # Prove the second answer comes from the cache: doctor the cached entry.
     redis.set(key, pb.CountReply(count=7, complete=True, verdict=pb.CountReply.MULTIPLE).SerializeToString(), ex=30)
@@ -80,9 +78,8 @@ def test_identical_hints_are_answered_from_the_cache(stub, service, redis):
     board = relabelled(puzzles("magictour_top1465")[5], random.Random(8))
     first = stub.Hint(pb.HintRequest(givens=board))
     key = hint_key(hint_spec(pb.HintRequest(givens=board)))
-    deadline = time.monotonic() + 2  # the cache is written after the reply goes out
-    while redis.ttl(key) < 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # The cache is written after the reply goes out.
+    until(lambda: redis.ttl(key) >= 0, "the cache entry was written", timeout=2, every=0.01)
     assert 0 < redis.ttl(key) <= service.settings.cache_ttl_s
     redis.set(key, pb.HintReply(kind=pb.HintReply.NEXT_MOVE, reason="from the cache").SerializeToString(), ex=30)
     assert stub.Hint(pb.HintRequest(givens=board)).reason == "from the cache"

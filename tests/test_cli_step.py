@@ -20,6 +20,7 @@ import uuid
 import pytest
 
 from tests.puzzles import is_completion, puzzles
+from tests.stack import until
 from tests.test_cli import COMMAND
 from worker import reference
 from worker.engine import Stepper
@@ -59,15 +60,8 @@ class Terminal:
 
     def wait_for(self, predicate, what: str):
         """Reads the screen until predicate(screen) is truthy; returns its value."""
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            text = self.screen()
-            found = predicate(text)
-            if found:
-                return found
-            if time.monotonic() > deadline:
-                raise AssertionError(f"waited {WAIT_S} s for {what}; the screen:\n{text}")
-            time.sleep(0.05)
+        return until(lambda: predicate(self.screen()), lambda: f"{what}; the screen:\n{self.screen()}",
+                     timeout=WAIT_S, every=0.05)
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)

@@ -26,7 +26,7 @@ from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 from tests.frames_util import attached
 from tests.puzzles import ENDLESS, puzzles
-from tests.stack import ServiceThread, free_port, make_settings, reap, start_sudoku_server
+from tests.stack import ServiceThread, free_port, make_settings, reap, start_sudoku_server, until
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 WIKIPEDIA_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -154,10 +154,7 @@ def test_cancel_stops_the_job(client, redis):
     assert list(client.attach(stream.job_id, after_seq=stream.last_seq))[-1].outcome == pb.CANCELLED
     # The service ends the cancelled stream's playback after its client has
     # gone (it does not wait for it); until then a Cancel still has it to stop.
-    deadline = time.monotonic() + 5
-    while redis.zcard(keys.playbacks(stream.job_id)):
-        assert time.monotonic() < deadline, "the playbacks never ended"
-        time.sleep(0.01)
+    until(lambda: not redis.zcard(keys.playbacks(stream.job_id)), "the playbacks ended", timeout=5, every=0.01)
     assert not client.cancel(stream.job_id)
 
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.stack import alive, reap
+from tests.stack import alive, reap, until
 
 STARTER = """
 import sys, time
@@ -33,10 +33,7 @@ def test_redis_server_dies_with_a_killed_parent():
         assert alive(redis_pid)
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(10)
-        deadline = time.monotonic() + 10
-        while alive(redis_pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not alive(redis_pid), "redis-server outlived its parent"
+        until(lambda: not alive(redis_pid), "redis-server ended with its parent", timeout=10, every=0.05)
     finally:
         reap(parent)
         shutil.rmtree(folder, ignore_errors=True)

@@ -34,7 +34,7 @@ from sudoku.connections import SERVICE_TIMEOUT_S
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
-from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, workers_and_service
+from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, until, workers_and_service
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -130,13 +130,8 @@ def health(address: str) -> int:
         return health_pb2.HealthCheckResponse.UNKNOWN
 
 
-def wait_for(condition, timeout: float, what: str) -> float:
-    """Seconds until `condition()` held."""
-    t0 = time.monotonic()
-    while not condition():
-        assert time.monotonic() - t0 < timeout, f"{what} took over {timeout} s"
-        time.sleep(0.1)
-    return time.monotonic() - t0
+def serving(address: str) -> bool:
+    return health(address) == health_pb2.HealthCheckResponse.SERVING
 
 
 def workers_registered(url: str) -> int:
@@ -157,7 +152,7 @@ def test_a_redis_stopped_for_5_s(stack):
     redis_server.signal(signal.SIGSTOP)
     time.sleep(5)
     redis_server.signal(signal.SIGCONT)
-    wait_for(lambda: health(service.address) == health_pb2.HealthCheckResponse.SERVING, 10, "SERVING")
+    until(lambda: serving(service.address), "the service was SERVING", timeout=10, every=0.1)
     time.sleep(2)
     codes = load.finish()
     assert set(codes) <= {"OK", "UNAVAILABLE"} and codes.get("UNAVAILABLE") and codes.get("OK"), codes
@@ -174,7 +169,7 @@ def test_a_redis_stopped_for_15_s_hangs_nobody(stack):
     first, else solved) instead of hanging."""
     redis_server, service = stack
     watcher = Watcher(service.address, Retry(), duration=20, fps=10)
-    wait_for(lambda: len(watcher.frames) > 3, 30, "the first frames")
+    until(lambda: len(watcher.frames) > 3, "the first frames came", timeout=30, every=0.1)
     redis_server.signal(signal.SIGSTOP)
     try:
         stopped = time.monotonic()
@@ -189,7 +184,7 @@ def test_a_redis_stopped_for_15_s_hangs_nobody(stack):
         time.sleep(max(0.0, 15 - (time.monotonic() - stopped)))
     finally:
         redis_server.signal(signal.SIGCONT)
-    wait_for(lambda: health(service.address) == health_pb2.HealthCheckResponse.SERVING, 10, "SERVING")
+    until(lambda: serving(service.address), "the service was SERVING", timeout=10, every=0.1)
     watcher.join(30)
     assert not watcher.is_alive(), "the watch hung"
     if watcher.error is not None:
@@ -206,12 +201,14 @@ def test_a_redis_down_for_30_s_then_back_empty(stack, tmp_path):
     redis_server, service = stack
     load = Load(service.address)
     watcher = Watcher(service.address, Retry(attempts=200, base=0.1, cap=0.5), duration=6, fps=30)
-    wait_for(lambda: len(watcher.frames) > 3, 30, "the first frames")
+    until(lambda: len(watcher.frames) > 3, "the first frames came", timeout=30, every=0.1)
     redis_server.kill()
     time.sleep(30)
     redis_server.start()
-    back = wait_for(lambda: health(service.address) == health_pb2.HealthCheckResponse.SERVING, 10, "SERVING")
-    wait_for(lambda: workers_registered(redis_server.url) == 2, 10, "the workers' registration")
+    t0 = time.monotonic()
+    until(lambda: serving(service.address), "the service was SERVING", timeout=10, every=0.1)
+    back = time.monotonic() - t0
+    until(lambda: workers_registered(redis_server.url) == 2, "the workers registered", timeout=10, every=0.1)
     before_back = len(load.outcomes)
     time.sleep(3)
     codes = load.finish()

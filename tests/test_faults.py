@@ -29,7 +29,7 @@ from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.fixtures import POISON_SEED, STALLS
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
-from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, workers_and_service
+from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
 from worker import engine
 from worker.supervisor import Supervisor
 
@@ -47,13 +47,12 @@ def long_solve(max_steps: int = 100_000_000, **fields) -> pb.SolveRequest:
 
 def worker_running(redis, job_id: str, timeout: float = 15) -> int:
     """The pid of the worker process running `job_id`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for worker in Worker.all(connection=redis, serializer=JSONSerializer):
-            if worker.get_current_job_id() == job_id and worker.pid:
-                return worker.pid
-        time.sleep(0.05)
-    raise AssertionError(f"no worker picked up {job_id}")
+
+    def pid() -> int | None:
+        workers = Worker.all(connection=redis, serializer=JSONSerializer)
+        return next((w.pid for w in workers if w.get_current_job_id() == job_id and w.pid), None)
+
+    return until(pid, f"a worker picked up {job_id}", timeout=timeout, every=0.05)
 
 
 class Reader(threading.Thread):
@@ -89,8 +88,7 @@ def test_a_solve_survives_its_worker_being_killed(stub, redis):
     # Found while it measures the search (seconds), not once the replay is
     # under way: on a loaded machine the replay could end before a look.
     pid = worker_running(redis, job_id)
-    while redis.xlen(keys.frames(job_id)) < 60:  # the replay is under way
-        time.sleep(0.01)
+    until(lambda: redis.xlen(keys.frames(job_id)) >= 60, "the replay was under way", timeout=TIMEOUT, every=0.01)
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
     assert redis.xlen(keys.frames(job_id)) < 301, "the job ended before its worker was killed"
@@ -110,14 +108,6 @@ def stopped(pid: int) -> bool:
     return state.strip().startswith("T")
 
 
-def wait_until(condition, timeout: float = TIMEOUT, what: str = "the condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("seed", STALLS, ids=["measuring", "mid-replay", "last-frames", "result"])
 def test_a_stalled_worker_is_superseded_and_writes_nothing_more(stub, redis, seed):
     """A worker stopped (SIGSTOP) mid-job loses the job to another worker
@@ -131,19 +121,19 @@ def test_a_stalled_worker_is_superseded_and_writes_nothing_more(stub, redis, see
     reader = Reader(stub.Solve(request, timeout=TIMEOUT))
     assert reader.first.wait(TIMEOUT)
     job_id = reader.items[0].job_id
-    wait_until(lambda: redis.get(f"test:stalled:{job_id}") is not None, what="the worker to stall")
+    until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", TIMEOUT, every=0.05)
     pid = int(redis.get(f"test:stalled:{job_id}"))
-    wait_until(lambda: stopped(pid), what="the SIGSTOP")
+    until(lambda: stopped(pid), "the SIGSTOP took", TIMEOUT, every=0.05)
     stalled_at = time.monotonic()
     try:
         reader.join(TIMEOUT)  # the other worker's retry ends the stream
         finished = lambda: redis.hget(Job.key_for(job_id), "status") == b"finished"  # noqa: E731
-        wait_until(finished, what="the retry to record its result")
+        until(finished, "the retry recorded its result", TIMEOUT, every=0.05)
         # Not before the heartbeat's TTL (4 s from the last beat) ran out.
         assert time.monotonic() - stalled_at > 2
     finally:
         os.kill(pid, signal.SIGCONT)
-    wait_until(lambda: idle(redis, pid), what="the continued worker to drop the job")
+    until(lambda: idle(redis, pid), "the continued worker dropped the job", TIMEOUT, every=0.05)
     assert reader.error is None, reader.error
     frames = reader.items
     assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
@@ -255,8 +245,7 @@ def test_graceful_shutdown(custom_service):
     assert next(health).status == health_pb2.HealthCheckResponse.SERVING
     pacing = pb.Pacing(duration_ms=20_000, fps=10)
     reader = Reader(stub.Solve(pb.SolveRequest(board=EASY, view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
-    while len(reader.items) < 3:
-        time.sleep(0.05)
+    until(lambda: len(reader.items) >= 3, "the first frames came", TIMEOUT, every=0.05)
     stopper = threading.Thread(target=service.stop, kwargs={"grace": 2.0})
     stopper.start()
     assert next(health).status == health_pb2.HealthCheckResponse.NOT_SERVING
@@ -337,8 +326,8 @@ def test_interactive_calls_are_not_stuck_behind_greedy_batches():
         for thread in hogs:
             thread.start()
         redis = Redis.from_url(redis_server.url)
-        wait_until(lambda: sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) >= 2,
-                   what="both workers on the batches")
+        until(lambda: sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) >= 2,
+              "both workers were on the batches", TIMEOUT, every=0.05)
         redis.close()
         rng = random.Random(3)
         took = []
@@ -386,9 +375,9 @@ def test_new_work_is_refused_before_redis_is_full():
                 assert "nearly full" in exc.details()
                 return True
 
-        wait_until(refused, timeout=10, what="the refusal")
+        until(refused, "a solve was refused", timeout=10, every=0.05)
         redis.delete(*(f"test:ballast:{i}" for i in range(ballast)))
-        wait_until(lambda: not refused(), timeout=10, what="work to be taken again")
+        until(lambda: not refused(), "work was taken again", timeout=10, every=0.05)
     finally:
         channel.close()
         redis.close()

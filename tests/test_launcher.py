@@ -23,7 +23,7 @@ from sudoku import tempdirs
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import long_boards
-from tests.stack import alive, free_port, left_behind, reap, start_sudoku_server
+from tests.stack import alive, free_port, left_behind, reap, start_sudoku_server, until
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 
@@ -197,8 +197,8 @@ def test_sigterm_with_streams_and_batches_open_stops_within_ten_seconds():
         greedy = pb.CountManyRequest(boards=long_boards(16), limit=1_000_000, time_limit_ms=10_000)
         batch = stub.CountMany(iter([greedy] * 10), timeout=60)
         redis = Redis(unix_socket_path=embedded_redis(banner))
-        while sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) < 2:
-            time.sleep(0.05)
+        until(lambda: sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) >= 2,
+              "both workers took the batch's jobs", timeout=60, every=0.05)
         redis.close()
         started = descendants(proc.pid)
         t0 = time.monotonic()

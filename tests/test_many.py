@@ -17,7 +17,7 @@ from sudoku import keys, replies
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
-from tests.stack import free_port, until_steady
+from tests.stack import free_port, until, until_steady
 from worker import counting, engine
 
 TIMEOUT = 60
@@ -203,10 +203,7 @@ def test_a_reader_that_stops_reading_slows_the_sender(service, redis):
     assert sent < 5_000, samples
     # The jobs of the cancelled call end and take their boards with them.
     left = lambda: set(redis.scan_iter(keys.boards("*"))) - earlier  # noqa: E731
-    deadline = time.monotonic() + 20
-    while left() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not left()
+    until(lambda: not left(), lambda: f"the cancelled call's boards went, not {left()}", timeout=20, every=0.1)
 
 
 def test_boards_the_first_rounds_cap_stopped_get_more_rounds(redis, monkeypatch):
@@ -236,7 +233,7 @@ def count_while_the_boards_are_tampered_with(stub, redis, tamper) -> list[pb.Cou
                        timeout=TIMEOUT) for _ in range(2)]
     for call in busy:
         next(call)
-    time.sleep(0.3)  # both workers have started a solve
+    until(lambda: len(busy_workers(redis)) >= 2, "both workers started a solve", timeout=TIMEOUT)
     board = puzzles("17_clue")[0]
     taken = threading.Event()
 
@@ -337,15 +334,9 @@ def test_a_cancelled_call_stops_its_jobs_within_a_second(custom_service, redis, 
     else:
         requests = [pb.CountRequest(board=b, limit=1_000_000, time_limit_ms=10_000) for b in boards]
         call = getattr(stub, method)(iter(requests), timeout=TIMEOUT)
-    deadline = time.monotonic() + 10
-    while len(busy_workers(redis)) < 2:
-        assert time.monotonic() < deadline, "the workers never took the call's jobs"
-        time.sleep(0.02)
+    until(lambda: len(busy_workers(redis)) >= 2, "the workers took the call's jobs", timeout=10)
     call.cancel()
-    cancelled = time.monotonic()
-    while busy_workers(redis):
-        assert time.monotonic() - cancelled < 5, f"still busy: {busy_workers(redis)}"
-        time.sleep(0.02)
+    until(lambda: not busy_workers(redis), lambda: f"the workers stopped, not {busy_workers(redis)}", timeout=5)
     channel.close()
     assert not set(redis.scan_iter(keys.boards("*"))) - earlier
 
@@ -379,16 +370,10 @@ def test_a_service_stopped_under_a_call_stops_its_jobs_and_leaves_nothing_runnin
     else:
         requests = [pb.CountRequest(board=b, limit=1_000_000, time_limit_ms=10_000) for b in boards]
         call = stub.CountBatch(iter(requests), timeout=TIMEOUT)
-    deadline = time.monotonic() + 10
-    while len(busy_workers(redis)) < 2:
-        assert time.monotonic() < deadline, "the workers never took the call's jobs"
-        time.sleep(0.02)
+    until(lambda: len(busy_workers(redis)) >= 2, "the workers took the call's jobs", timeout=10)
     service.stop(grace=0)
-    stopped = time.monotonic()
     assert service.leftover == []
-    while busy_workers(redis):
-        assert time.monotonic() - stopped < 1.5, f"still busy: {busy_workers(redis)}"
-        time.sleep(0.02)
+    until(lambda: not busy_workers(redis), lambda: f"the workers stopped, not {busy_workers(redis)}", timeout=1.5)
     call.cancel()
     channel.close()
     assert not set(redis.scan_iter(keys.boards("*"))) - earlier
@@ -416,10 +401,7 @@ def test_a_watched_job_sees_its_cancel_without_looking_itself(redis):
     with work.watched() as stop:
         assert not work.over()
         redis.set(keys.cancel(call_id), 1, ex=60)
-        deadline = time.monotonic() + 3 * counting.CallWork.CHECK_EVERY_S + 1
-        while not work.over():
-            assert time.monotonic() < deadline, "the cancel was never seen"
-            time.sleep(0.005)
+        until(work.over, "the cancel was seen", timeout=3 * counting.CallWork.CHECK_EVERY_S + 1, every=0.005)
         assert stop[0] == 1
     assert looking.looks and set(looking.looks) == {"bounds"}
     assert work.over()  # and stays over
@@ -431,10 +413,7 @@ def test_a_watchers_failed_look_is_raised_in_the_work():
     dead = Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.2)
     work = counting.CallWork(dead, "gone", budget_ms=0)
     with work.watched() as stop:
-        deadline = time.monotonic() + 5
-        while work.failure is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        until(lambda: work.failure is not None, "the look failed", timeout=5, every=0.01)
         assert stop[0] == 1
         with pytest.raises(RedisConnectionError):
             work.over()

@@ -71,17 +71,6 @@ def server(tmp_path_factory):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def wait_for(port: int, check, timeout: float = 10.0):
-    """Scrapes until check(samples) holds: a worker counts a job just after
-    the service has its result, so the two race by a moment."""
-    deadline = time.monotonic() + timeout
-    while True:
-        samples = scrape(port)
-        if check(samples) or time.monotonic() > deadline:
-            return samples
-        time.sleep(0.1)
-
-
 @pytest.mark.slow
 def test_sudoku_server_serves_service_and_worker_metrics(server):
     proc, port, metrics_port, tmp = server
@@ -96,11 +85,15 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
             pb.SolveRequest(board=BOARD, view=pb.VIEW_SEARCH, pacing=pb.Pacing(duration_ms=5_000)), timeout=TIMEOUT
         )
         next(watched)  # the stream is open now
-        samples = wait_for(
-            metrics_port,
-            lambda s: value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved") == 2
-            and value(s, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2,
-        )
+
+        def counted_both() -> dict | None:
+            """A scrape once the workers counted both solves: a worker counts a
+            job just after the service has its result, so the two race by a moment."""
+            s = scrape(metrics_port)
+            solved = value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved")
+            return s if solved == 2 and value(s, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2 else None
+
+        samples = until(counted_both, "the workers counted both solves", timeout=10, every=0.1)
         watched.cancel()
 
     # The service: requests by RPC and code, open streams, job latency, queue depth.
@@ -163,12 +156,8 @@ def test_refused_and_invalid_calls_are_counted_by_code(custom_service):
     expected = {"OK": 1, "UNAUTHENTICATED": 1, "INVALID_ARGUMENT": 1}
     # An aborted call's status reaches the client before the handler has
     # returned (and been counted), so give the count a moment.
-    deadline = time.monotonic() + 5
-    while (delta := {code: counted("Hint", code) - before[code] for code in before}) != expected:
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
-    assert delta == expected
+    delta = lambda: {code: counted("Hint", code) - before[code] for code in before}  # noqa: E731
+    until(lambda: delta() == expected, lambda: f"Hint's counts moved by {expected}, not {delta()}", timeout=5, every=0.01)
 
 
 class CountedCollector(Collector):

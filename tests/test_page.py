@@ -30,6 +30,7 @@ import pytest
 from client.frames import draw, split
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
+from tests.stack import until
 from worker import engine, hints, logic, reference
 
 # A browser, and a wait for each drawing: seconds a test.
@@ -76,14 +77,8 @@ def page_url(service) -> str:
 
 def wait_for(driver, script: str, *args, timeout: float = WAIT_S):
     """Waits until the JavaScript expression `script` is truthy; returns its value."""
-    from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
-            lambda d: d.execute_script(f"return {script}", *args))
-    except TimeoutException:
-        raise AssertionError(f"waited {timeout} s for {script}; the page says: {said(driver)}") from None
+    return until(lambda: driver.execute_script(f"return {script}", *args),
+                 lambda: f"{script}; the page says: {said(driver)}", timeout=timeout, every=0.05)
 
 
 def said(driver) -> dict:

@@ -31,6 +31,8 @@ class Reader:
         self.arrived: list[float] = []
         self.drawing = Drawing()
         self.error: grpc.RpcError | None = None
+        self.changed = threading.Condition()  # a frame came, or the stream ended
+        self.ended = False
         self.thread = threading.Thread(target=self._read)
         self.thread.start()
 
@@ -38,15 +40,21 @@ class Reader:
         try:
             for frame in self.call:
                 self.drawing.apply(frame)  # raises on a gap, or a keyframe that disagrees
-                self.frames.append(frame)
-                self.arrived.append(time.monotonic())
+                with self.changed:
+                    self.frames.append(frame)
+                    self.arrived.append(time.monotonic())
+                    self.changed.notify_all()
         except grpc.RpcError as err:
             self.error = err
+        finally:
+            with self.changed:
+                self.ended = True
+                self.changed.notify_all()
 
     def wait_for(self, n: int) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while len(self.frames) < n and time.monotonic() < deadline and self.thread.is_alive():
-            time.sleep(0.01)
+        """Until n frames came or the stream ended (at most TIMEOUT)."""
+        with self.changed:
+            self.changed.wait_for(lambda: len(self.frames) >= n or self.ended, TIMEOUT)
 
     def join(self) -> None:
         self.thread.join(TIMEOUT)

@@ -23,7 +23,7 @@ from service.config import Settings
 from service.decoding import SMALL_REQUEST_BYTES
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion, puzzles
-from tests.stack import METHODS, Api, base_url, post
+from tests.stack import METHODS, Api, base_url, post, until
 
 WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -219,14 +219,16 @@ def test_calls_beyond_the_concurrency_bound_are_refused_at_once(custom_service):
         assert caught.value.code is Code.RESOURCE_EXHAUSTED
         assert time.monotonic() - started < 5
         stream.close()
-        deadline = time.monotonic() + 5  # the slot is free again once the server has seen the close
-        while True:
+
+        def cancelled() -> bool:
             try:
                 api.call("Cancel", pb.CancelRequest(job_id=first.job_id))
-                break
+                return True
             except ConnectError as exc:
-                assert exc.code is Code.RESOURCE_EXHAUSTED and time.monotonic() < deadline
-                time.sleep(0.05)
+                assert exc.code is Code.RESOURCE_EXHAUSTED
+                return False
+
+        until(cancelled, "the slot was free again, once the server had seen the close", timeout=5, every=0.05)
     finally:
         api.close()
 
@@ -252,10 +254,9 @@ def open_solves(wait_s: float = 10) -> float:
     every service the tests run here), once none is closing: a stream whose
     client left, here or in an earlier test, closes on the server a moment
     later."""
-    deadline = time.monotonic() + wait_s
-    while REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) or 0.0
+    gauge = lambda: REGISTRY.get_sample_value("sudoku_active_streams", {"method": "Solve"}) or 0.0  # noqa: E731
+    until(lambda: not gauge(), lambda: f"no Solve stream was open, not {gauge()}", timeout=wait_s, every=0.05)
+    return gauge()
 
 
 def test_calls_are_counted_in_the_services_metrics(api):
