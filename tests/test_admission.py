@@ -45,9 +45,13 @@ def test_unread_streams_on_one_connection_leave_room_for_others_and_end(custom_s
     # probing), 60 streams it never reads.
     greedy = grpc.insecure_channel(service.address, options=[("grpc.http2.bdp_probe", 0),
                                                               ("grpc.use_local_subchannel_pool", 1)])
+    budget = service.app.servicer.frames
+    until(lambda: budget.streams == 0, "the cancelled solve's stream ended", timeout=TIMEOUT)
     unread = [pb_grpc.SudokuStub(greedy).Watch(pb.WatchRequest(job_id=job_id, unpaced=True)) for _ in range(UNREAD)]
-    time.sleep(0.5)
-    refused = [c for c in unread if c.done() and c.code() == grpc.StatusCode.RESOURCE_EXHAUSTED]
+    refusals = lambda: [c for c in unread if c.done() and c.code() == grpc.StatusCode.RESOURCE_EXHAUSTED]  # noqa: E731
+    until(lambda: budget.streams + len(refusals()) == UNREAD, "the service admitted or refused every stream",
+          timeout=TIMEOUT)
+    refused = refusals()
     assert 0 < len(refused) < UNREAD
     assert "this connection" in refused[0].details()
 
@@ -63,7 +67,7 @@ def test_unread_streams_on_one_connection_leave_room_for_others_and_end(custom_s
     # The streams nobody reads end by themselves after the idle limit and
     # free their share: the greedy connection may open a stream again. (Its
     # client learns the status when it reads: the frames already sent come first.)
-    time.sleep(3)
+    until(lambda: budget.streams == 0, "the unread streams ended", timeout=3)
     again = pb_grpc.SudokuStub(greedy).Watch(pb.WatchRequest(job_id=job_id, after_seq=last_seq - 10, unpaced=True))
     assert list(again)[-1].outcome == pb.SOLVED
     stalled = next(c for c in unread if c not in refused)
