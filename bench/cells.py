@@ -13,9 +13,10 @@ used_cpu_user), since this machine has fewer cores than the processes
 measured; the calls each cell took from the service's
 sudoku_cell_calls_total. Printed: Redis CPU per call (flat as cells are
 added is the point), each cell's share of the calls and of the Redis CPU,
-and the Redis-bound ceiling: the calls/s one Redis core carries at that
-cost (net of what an idle cell's Redis spends each second, measured for
-IDLE_S first), times the cells.
+the Redis-bound ceiling: the calls/s one Redis core carries at that cost
+(net of what an idle cell's Redis spends each second, measured for IDLE_S
+first), times the cells; and the CPU a call costs the service's process
+and the workers' (from /proc), for the capacity model's other cores.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 import grpc  # noqa: E402
 from redis import Redis  # noqa: E402
 
-from bench.pipeline import METHODS, redis_cpu, requests_of  # noqa: E402
+from bench.pipeline import METHODS, cpu_seconds, descendants, redis_cpu, requests_of  # noqa: E402
 from bench.stack import free_port, sudoku_server  # noqa: E402
 from tests.stack import SystemRedis  # noqa: E402
 
@@ -96,16 +97,19 @@ def run(cells: int, calls: int, rng: random.Random) -> dict:
         env = {"REDIS_URL": ",".join(server.url for server in servers), "SUDOKU_POSITION_KEY": "bench-cells"}
         try:
             with sudoku_server(workers=2, env=env, interactive_workers=0, metrics_port=metrics_port,
-                               max_frame_rate_per_connection=100_000) as (address, _):
+                               max_frame_rate_per_connection=100_000) as (address, proc):
                 asyncio.run(drive(address, mixed_requests(50, rng)))  # warm up
                 idle0 = [redis_cpu(c)[0] for c in clients]
                 time.sleep(IDLE_S)  # no calls: what each cell's Redis spends on its own
                 idle = sum(redis_cpu(c)[0] for c in clients) - sum(idle0)
                 requests = mixed_requests(calls, rng)
+                pids = descendants(proc.pid)  # the service and its workers (the Redis servers are not its)
                 cpu0, routed0 = [redis_cpu(c)[0] for c in clients], routed(metrics_port, cells)
+                own0, all0 = cpu_seconds([proc.pid]), cpu_seconds(pids)
                 started = time.perf_counter()
                 failed = asyncio.run(drive(address, requests))
                 took = time.perf_counter() - started
+                own1, all1 = cpu_seconds([proc.pid]), cpu_seconds(pids)
                 cpu1, routed1 = [redis_cpu(c)[0] for c in clients], routed(metrics_port, cells)
         finally:
             for client in clients:
@@ -121,7 +125,8 @@ def run(cells: int, calls: int, rng: random.Random) -> dict:
     net_us = (sum(cpu) - idle * took / IDLE_S) * 1e6 / calls
     return {"cells": cells, "calls/s": calls / took, "failed": failed, "redis_us": per_call_us, "net_us": net_us,
             "idle_us_s": idle * 1e6 / IDLE_S / cells, "ceiling": cells * 1e6 / net_us, "split": [s / max(1.0, sum(split)) for s in split],
-            "cpu_split": [c / max(1e-9, sum(cpu)) for c in cpu]}
+            "cpu_split": [c / max(1e-9, sum(cpu)) for c in cpu],
+            "service_ms": (own1 - own0) * 1e3 / calls, "workers_ms": ((all1 - all0) - (own1 - own0)) * 1e3 / calls}
 
 
 def main() -> None:
@@ -132,12 +137,12 @@ def main() -> None:
     rng = random.Random(23)
     print(f"mix: {', '.join(f'{w}% {k}' for k, w in MIX)}; {IN_FLIGHT} in flight; {args.calls} calls a run")
     print(f"{'cells':>5} {'calls/s':>8} {'failed':>6} {'Redis us/call':>13} {'net of idle':>11} "
-          f"{'idle us/s/cell':>14} {'ceiling calls/s':>15}  "
+          f"{'idle us/s/cell':>14} {'ceiling calls/s':>15} {'service ms/call':>15} {'workers ms/call':>15}  "
           f"{'calls per cell':24} Redis CPU per cell")
     for cells in (int(n) for n in args.cells.split(",")):
         r = run(cells, args.calls, rng)
         print(f"{r['cells']:5} {r['calls/s']:8.0f} {r['failed']:6} {r['redis_us']:13.0f} {r['net_us']:11.0f} "
-              f"{r['idle_us_s']:14.0f} {r['ceiling']:15.0f}  "
+              f"{r['idle_us_s']:14.0f} {r['ceiling']:15.0f} {r['service_ms']:15.3f} {r['workers_ms']:15.3f}  "
               f"{' / '.join(f'{s:.0%}' for s in r['split']):24} {' / '.join(f'{s:.0%}' for s in r['cpu_split'])}",
               flush=True)
     for error, n in sorted(errors.items(), key=lambda e: -e[1]):
