@@ -1,8 +1,9 @@
-"""What one CountBatch, CountMany or GradeMany call may ask of the workers,
-and the stop of its jobs when it ends early.
+"""What one batch call (CountBatch, CountMany, GradeMany, Generate: the
+fan-out of service/fanout.py) may ask of the workers, and the stop of its
+jobs when it ends early.
 
-A call may send max_batch boards (TooMany past them). A CountBatch or
-CountMany call may take SUDOKU_MAX_CALL_WORK_S seconds of worker time in all. Each
+A call may send max_batch boards (TooMany past them), and take
+SUDOKU_MAX_CALL_WORK_S seconds of worker time in all. Each
 job it queues is granted a share of what is left (at most that left divided
 by the jobs a call may have in flight, so that jobs run side by side), and
 reports the time it took; a job stops where its grant runs out, and the

@@ -252,7 +252,7 @@ class UnaryCalls:
                 return Reply(data=placed, cached=True)
             job_id = placed
             started = time.time_ns()
-            reply = await wait_reply(self.jobs.hub.waker, future, job_id)
+            reply = await wait_reply(self.jobs.hub.redis, future, job_id)
             if trace:
                 tracing.record("reply wait", trace, started, time.time_ns(), job=job_id)
             coalescer.ended(job_id, reply.work_us)
@@ -270,7 +270,7 @@ class UnaryCalls:
     async def _strike_off(self, job_id: str, call_id: str) -> None:
         """Tells the job to skip a call whose caller has left."""
         try:
-            async with self.jobs.hub.waker.pipeline(transaction=False) as pipe:
+            async with self.jobs.hub.redis.pipeline(transaction=False) as pipe:
                 pipe.sadd(keys.cancelled_calls(job_id), call_id)
                 pipe.expire(keys.cancelled_calls(job_id), 3600)
                 await pipe.execute()

@@ -65,13 +65,13 @@ class Cell:
         # calls; this one makes the command wait its turn instead.
         self.redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
         self.sync_redis = connections.service_sync(url)
-        self.hub = StreamHub(url, waker=self.redis)
+        self.hub = StreamHub(url, self.redis)
         self.stops = Stops(url, self.redis, settings.stream_ttl_s)
         self.enqueuer = Enqueuer(self.redis, slots=REDIS_CONNECTIONS)
         self.jobs = Jobs(settings, self.sync_redis, self.hub, self.enqueuer, cell=self.index)
         self.inbox = Inbox(url, self.instance)
         self.unary = UnaryCalls(self.jobs, self.enqueuer, self.inbox, self.shares)
-        self.watched = Watched(self.hub.waker, settings.stream_ttl_s)
+        self.watched = Watched(self.hub.redis, settings.stream_ttl_s)
         self.name = str(self.index)
 
     def start(self) -> None:

@@ -134,7 +134,7 @@ class FanOut:
     async def _run(self, part: Part, granted_ms: int) -> Reply:
         reply_id = uuid.uuid4().hex
         cell = self.cells.spread()
-        jobs, inbox, redis = cell.jobs, cell.inbox, cell.jobs.hub.waker
+        jobs, inbox, redis = cell.jobs, cell.inbox, cell.jobs.hub.redis
         job_id = jobs.new_job_id()
         future = inbox.expect(reply_id)
         used_ms = granted_ms

@@ -189,11 +189,14 @@ class ShuttingDown(Exception):
 
 class StreamHub:
     """`await hub.wait(key, after_id)` returns the entries after `after_id`
-    as soon as there are any. Raises the Redis error if Redis goes away."""
+    as soon as there are any. Raises the Redis error if Redis goes away.
+    `redis` is the cell's shared client: the hub reads with it (XRANGE) and
+    wakes a shard's blocked read through it; the shards block on
+    connections of their own."""
 
-    def __init__(self, url: str, waker: Redis, shards: int = 4):
+    def __init__(self, url: str, redis: Redis, shards: int = 4):
         self.url = url
-        self.waker = waker
+        self.redis = redis
         self.shards = [_Shard(url, i) for i in range(shards)]
         self.closing = False
 
@@ -224,9 +227,9 @@ class StreamHub:
         if self.closing and key.startswith(self.closing_prefix):
             raise ShuttingDown()
         shard = self.shards[zlib.crc32(key.encode()) % len(self.shards)]
-        return await shard.wait(key, after, self.waker, timeout)
+        return await shard.wait(key, after, self.redis, timeout)
 
     async def read(self, key: str, after: str, count: int = BATCH) -> list[Entry]:
         """Entries after `after` that exist now (XRANGE, never blocks)."""
-        entries = await self.waker.xrange(key, min="(" + after, max="+", count=count)
+        entries = await self.redis.xrange(key, min="(" + after, max="+", count=count)
         return [(i.decode(), f) for i, f in entries]

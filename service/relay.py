@@ -48,7 +48,7 @@ class JobStream:
 async def job_stream(hub: StreamHub, job_id: str) -> JobStream:
     """The stream's state in one round trip; LookupError when there is none."""
     key = keys.frames(job_id)
-    async with hub.waker.pipeline(transaction=False) as pipe:
+    async with hub.redis.pipeline(transaction=False) as pipe:
         pipe.xrange(key, count=1)
         pipe.xrevrange(key, count=1)
         oldest, newest = await pipe.execute()
@@ -86,7 +86,7 @@ async def board_after(hub: StreamHub, job_id: str, seq: int) -> tuple[str, pb.Fr
     key, since = keys.frames(job_id), []
     upper = keys.frame_id(seq)
     while True:
-        entries = await hub.waker.xrevrange(key, max=upper, count=KEYFRAME_SEARCH)
+        entries = await hub.redis.xrevrange(key, max=upper, count=KEYFRAME_SEARCH)
         for entry_id, fields in entries:
             if b"f" not in fields:
                 continue

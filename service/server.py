@@ -1,7 +1,10 @@
-"""The gRPC service: validate, queue, relay. No solving happens here.
+"""The gRPC service: validate, queue, relay.
 
 Every RPC validates its request completely before anything is queued, then
-hands the work to RQ workers and relays what comes back. Failures map to
+hands the work to RQ workers and relays what comes back. The searches run
+on the workers; the service runs the engine only for checks bounded before
+they start (a Generate's givens: their conflicts, and a count capped at a
+few guesses, service/generating.py). Failures map to
 status codes a client can act on (see the proto's header comment).
 """
 
@@ -368,7 +371,7 @@ PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
 
 async def _frames_alive(cell: Cell, job_id: str) -> None:
     """For a relay waiting on frames: raises when none can come any more."""
-    await waiting.alive(cell.hub.waker, job_id, keys.frames(job_id))
+    await waiting.alive(cell.hub.redis, job_id, keys.frames(job_id))
 
 
 def check_cells(settings: Settings) -> list[str]:

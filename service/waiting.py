@@ -120,7 +120,7 @@ async def result(hub: StreamHub, job_id: str) -> Any:
         batch = await hub.wait(key, after, IDLE_CHECK_S)
         if not batch:
             try:
-                await alive(hub.waker, job_id)
+                await alive(hub.redis, job_id)
             except JobLost:
                 raise ResultLost(job_id) from None
             batch = await hub.read(key, after)  # it may have ended meanwhile

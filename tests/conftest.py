@@ -10,7 +10,7 @@ from redis import Redis
 
 from service.embedded_redis import EmbeddedRedis
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.fixtures import FAULTY_WORKER
+from tests.faults import FAULTY_WORKER
 from tests.puzzles import puzzles
 from tests.stack import ServiceThread, make_settings, supervise_in_background
 from tests.tls import self_signed

@@ -30,7 +30,7 @@ from sudoku.lanes import CHEAP_LEVEL
 from sudoku.specs import HintSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.fixtures import FAULTY_WORKER, KILL_AFTER_A_REPLY
+from tests.faults import FAULTY_WORKER, KILL_AFTER_A_REPLY
 from tests.puzzles import puzzles
 from tests.stack import ServiceThread, make_settings, supervise_in_background, until, url_of
 from worker.supervisor import Supervisor

@@ -26,7 +26,7 @@ from service.embedded_redis import EmbeddedRedis
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.fixtures import POISON_SEED, STALLS
+from tests.faults import POISON_SEED, STALLS
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service

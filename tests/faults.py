@@ -1,5 +1,6 @@
 """Faults the tests inject from inside a worker (rq keeps such code in its
-tests/fixtures.py too): production code carries no test hooks.
+tests/fixtures.py; here the name says what it holds): production code
+carries no test hooks.
 
 The session's workers run FaultyWorker (SUDOKU_WORKER_CLASS takes a dotted
 path), which is the production SudokuWorker except for solves whose seed is
