@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from prometheus_client import Counter
 
 from service.calls import UnaryCalls
-from service.config import Settings
 from service.enqueue import Enqueuer
 from service.hub import StreamHub
 from service.inbox import Inbox
@@ -34,6 +33,7 @@ from service.stops import Stops
 from service.watched import Watched
 from sudoku import cells as cell_ids
 from sudoku import connections
+from sudoku.config import Settings
 
 REDIS_CONNECTIONS = 100  # async Redis connections at most per cell: the shared pool's, and the enqueue script's own
 REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE

@@ -34,11 +34,11 @@ from redis.exceptions import RedisError
 
 from service import futures
 from service.callbudget import CallBudget
-from service.config import Settings
 from service.inbox import Reply, wait_reply
 from service.shares import Shares
 from service.waiting import JobFailed, ResultLost
 from sudoku import lanes
+from sudoku.config import Settings
 
 _END = object()
 

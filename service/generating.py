@@ -17,11 +17,11 @@ from collections.abc import AsyncIterator, Iterator
 
 from service import validate
 from service.callbudget import BudgetSpent
-from service.config import Settings
 from service.fanout import FanOut, Part, Unit, failed
 from service.shares import Shares
 from service.validate import Invalid
 from sudoku import grid, replies
+from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 from worker.generate import puzzle_seed

@@ -18,11 +18,11 @@ from collections.abc import AsyncIterator
 
 from service import validate
 from service.callbudget import TooMany
-from service.config import Settings
 from service.fanout import FanOut, Part, Unit
 from service.shares import Shares
 from service.validate import Invalid
 from sudoku import replies
+from sudoku.config import Settings
 from sudoku.specs import GradeSpec
 from sudoku.v1 import sudoku_pb2 as pb
 

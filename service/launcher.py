@@ -20,10 +20,10 @@ import signal
 import sys
 
 from service import metrics, security, web
-from service.config import Settings
 from service.embedded_redis import EmbeddedRedis, RedisGone
 from service.server import check_cells, start
 from sudoku import heap, tracing
+from sudoku.config import Settings
 from worker.supervisor import Supervisor
 
 # A stop must fit in Docker's default 10 s between SIGTERM and SIGKILL: unary

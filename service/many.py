@@ -22,12 +22,12 @@ from collections.abc import AsyncIterator
 
 from service import validate
 from service.callbudget import TooMany
-from service.config import Settings
 from service.fanout import FanOut, Part, Unit
 from service.queueing import new_job_id
 from service.shares import Shares
 from service.validate import Invalid
 from sudoku import keys, replies
+from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 
 

@@ -22,11 +22,11 @@ from rq.serializers import JSONSerializer
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from service import metrics, waiting
-from service.config import Settings
 from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.hub import StreamHub
 from service.validate import Invalid
 from sudoku import cells, keys, lanes, tracing
+from sudoku.config import Settings
 from sudoku.specs import SolveSpec, Spec
 from sudoku.v1 import sudoku_pb2 as pb
 

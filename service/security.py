@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 import grpc
 
 from service import handlers
-from service.config import Settings
+from sudoku.config import Settings
 
 # The one method a call without the token may use.
 EXEMPT = "/grpc.health.v1.Health/Check"

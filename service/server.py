@@ -30,15 +30,14 @@ from redis.exceptions import RedisError, ResponseError
 from service import admission, decoding, futures, metrics, reflection_v1, relay, security, validate, waiting, web
 from service.admission import FrameBudget, Saturated, message_rate
 from service.batch import BatchCounter
-from service.cells import Cell, CellDown, Cells
-from service.many import ManyCounter
-from service.cellhealth import CellHealth
 from service.cache import ResultCache, count_key, grade_key, hint_key
 from service.callbudget import BudgetSpent, TooMany
-from service.config import Settings
+from service.cellhealth import CellHealth
+from service.cells import Cell, CellDown, Cells
 from service.generating import Generator, NoPuzzle
 from service.grading import Grader, grade_spec
 from service.hub import ShuttingDown
+from service.many import ManyCounter
 from service.pacing import Schedule
 from service.positions import PositionGone
 from service.queueing import QueueFull, StoreFull
@@ -48,6 +47,7 @@ from service.stepping import Stepping
 from service.validate import Invalid
 from service.waiting import JobFailed, JobLost, JobStuck, ResultLost
 from sudoku import cells, keys, lanes, tracing
+from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
@@ -132,7 +132,7 @@ def register(servicer: SudokuServicer, server: grpc.aio.Server) -> None:
 
 
 def limits(settings: Settings) -> pb.Limits:
-    """GetLimits' reply: every setting marked a ceiling (service/config.py), and the bound of small requests."""
+    """GetLimits' reply: every setting marked a ceiling (sudoku/config.py), and the bound of small requests."""
     reply = pb.Limits(max_request_bytes=decoding.SMALL_REQUEST_BYTES)
     for f in dataclasses.fields(settings):
         if f.metadata.get("ceiling"):

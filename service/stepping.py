@@ -18,9 +18,9 @@ from base64 import b64encode
 from redis.asyncio import Redis as AsyncRedis
 
 from service import validate
-from service.config import Settings
 from service.positions import Positions
 from service.validate import Invalid
+from sudoku.config import Settings
 from sudoku.specs import StepSpec
 from sudoku.v1 import sudoku_pb2 as pb
 

@@ -12,13 +12,12 @@ from collections.abc import Iterable
 
 import grpc
 
-from service.config import Settings
 from service.decoding import Undecodable
 from sudoku import grid
+from sudoku.config import Settings
 from sudoku.specs import CountSpec, ExplainSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
-from worker.hints import check_entries, check_pencil_marks
 
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -65,7 +64,7 @@ def entries(givens: str, text: str) -> str:
         return grid.EMPTY
     values = board(text, "entries")
     try:
-        kept = check_entries(bytes(grid.to_values(givens)), bytes(grid.to_values(values)))
+        kept = grid.check_entries(bytes(grid.to_values(givens)), bytes(grid.to_values(values)))
     except ValueError as exc:
         raise Invalid(str(exc)) from None
     return "".join(str(v) if v else "." for v in kept)
@@ -261,7 +260,7 @@ def pencil_marks(masks) -> list[int] | None:
         return None
     marks = list(masks)
     try:
-        check_pencil_marks(marks)
+        grid.check_pencil_marks(marks)
     except ValueError as exc:
         raise Invalid(str(exc)) from None
     return marks

@@ -35,10 +35,10 @@ from google.protobuf.message_factory import GetMessageClass
 from hypercorn.config import Config
 
 from service import decoding, metrics, security, web_codecs
-from service.config import Settings
 from service.decoding import Undecodable
 from service.http_server import HttpServer
 from service.web_codecs import LenientJsonCodec, LenientProtoCodec
+from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 
 log = logging.getLogger("sudoku.http")

@@ -66,6 +66,7 @@ PEERS: tuple[frozenset[int], ...] = tuple(
 )
 
 EMPTY = "." * 81
+ALL_VALUES = 0x1FF  # a pencil mask: bit v-1 set means value v may go in the cell
 
 
 def to_string(cells: bytes | list[int]) -> str:
@@ -91,3 +92,27 @@ def is_solution_of(solution: str, puzzle: str) -> bool:
         return False
     digits = set("123456789")
     return all({solution[c] for c in u.cells} == digits for u in UNITS)
+
+
+# The checks of a player's board that the service makes before it queues a
+# Hint or Explain, and the worker makes again (worker/hints.py): one home,
+# so a client sees one message either way.
+def check_entries(given_cells: bytes, entry_cells: bytes) -> bytes:
+    """The entries without the givens' cells: a game's whole grid (givens
+    included) is accepted where each given's cell holds its given. Raise
+    ValueError naming the first cell, in reading order, holding another value."""
+    for cell, (g, e) in enumerate(zip(given_cells, entry_cells)):
+        if g and e and g != e:
+            raise ValueError(f"entries: cell {cell_name(cell)} holds the given {g}, not {e}")
+    return bytes(0 if g else e for g, e in zip(given_cells, entry_cells))
+
+
+def check_pencil_marks(masks: list[int]) -> None:
+    """Raise ValueError unless `masks` is 81 masks of values 1-9 (ints 0-511)."""
+    if len(masks) != 81:
+        raise ValueError(f"pencil_marks: expected 81 masks (one per cell), got {len(masks)}")
+    for cell, mask in enumerate(masks):
+        if not 0 <= mask <= ALL_VALUES:
+            raise ValueError(
+                f"pencil_marks: cell {cell_name(cell)}: {mask} is not a mask of values 1-9 (0-511)"
+            )

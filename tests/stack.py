@@ -31,8 +31,8 @@ from redis import Redis
 from rq.job import Job
 
 from service import web
-from service.config import Settings
 from service.server import App, start
+from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from worker.attempt import Attempt
 from worker.supervisor import Supervisor

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from service.config import Settings
+from sudoku.config import Settings
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
@@ -38,7 +38,7 @@ def test_workers_default_to_the_cpus_the_process_may_use(tmp_path):
     import subprocess
     import sys
 
-    from service.config import usable_cpus
+    from sudoku.config import usable_cpus
 
     (tmp_path / "cpu.max").write_text("150000 100000\n")
     assert usable_cpus(str(tmp_path)) == min(2, usable_cpus("/nonexistent"))
@@ -51,7 +51,7 @@ def test_workers_default_to_the_cpus_the_process_may_use(tmp_path):
     assert usable_cpus(str(v1)) == 1
     if hasattr(os, "sched_setaffinity"):
         one_cpu = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); " \
-                  "from service.config import Settings; print(Settings.from_env({}).workers)"
+                  "from sudoku.config import Settings; print(Settings.from_env({}).workers)"
         assert subprocess.run([sys.executable, "-c", one_cpu], capture_output=True, text=True,
                               check=True).stdout.strip() == "1"
 

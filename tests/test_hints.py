@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from google.protobuf.json_format import MessageToDict, ParseDict
 
+from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, check_entries, to_string, to_values
 from sudoku.replies import hint_reply
-from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, to_string, to_values
 from sudoku.v1.sudoku_pb2 import HintReply
-from worker import engine
 from tests.puzzles import puzzles
-from worker.hints import FROM_SOLUTION_REASON, candidates, check_entries, hint
+from worker import engine
+from worker.hints import FROM_SOLUTION_REASON, candidates, hint
 
 # qqwing "easy": unique, and singles solve it.
 EASY = "...7..3..83.9625.7..7.53..2.....52.9...6...4.....8....9...36..8.....76.5.8......3"

@@ -11,10 +11,10 @@ from redis.asyncio import Redis as AsyncRedis
 
 from service import launcher
 from service import positions as service_positions
-from service.config import Settings
 from service.positions import Positions
 from service.validate import Invalid
 from sudoku import keys, positions
+from sudoku.config import Settings
 from sudoku.positions import BadPosition, KeyRing, PositionGone, seal, unseal
 from tests.puzzles import puzzles
 from worker import stepping

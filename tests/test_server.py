@@ -309,7 +309,7 @@ def test_get_limits_tells_the_ceilings(stub, service):
 
 
 def test_get_limits_has_every_ceiling_and_nothing_else(stub, service):
-    """Each setting marked a ceiling (service/config.py) is a field of
+    """Each setting marked a ceiling (sudoku/config.py) is a field of
     Limits with its value, and each field of Limits is one of them (or the
     bound of small requests): a ceiling added to one and not the other fails."""
     import dataclasses

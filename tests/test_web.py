@@ -19,8 +19,8 @@ from prometheus_client import REGISTRY
 
 from client.frames import draw
 from service import security, web
-from service.config import Settings
 from service.decoding import SMALL_REQUEST_BYTES
+from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion, puzzles
 from tests.stack import METHODS, Api, base_url, post, until

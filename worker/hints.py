@@ -15,10 +15,10 @@ differs from ``MessageToDict(..., preserving_proto_field_name=True)``.
 
 Bad input raises ValueError with a message naming the field and the cell:
 ``"givens: cell r3c7: ..."`` (the engine's parse message behind the field
-name) or ``"entries: cell r1c2 holds the given 7, not 3"`` (`check_entries`;
+name) or ``"entries: cell r1c2 holds the given 7, not 3"`` (`sudoku.grid.check_entries`;
 the service checks the same before queueing; a player's whole grid may be
 sent as the entries: a given's cell holding its own given is not an entry),
-or ``"pencil_marks: ..."`` (`check_pencil_marks`, likewise).
+or ``"pencil_marks: ..."`` (`sudoku.grid.check_pencil_marks`, likewise).
 
 The reply, checked in this order
 --------------------------------
@@ -62,11 +62,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sudoku.grid import UNITS, UNITS_OF, Unit, cell_name, to_string
+from sudoku.grid import ALL_VALUES, UNITS, UNITS_OF, Unit, cell_name, check_entries, check_pencil_marks, to_string
 from worker import engine, logic
 from worker.sentences import reason as step_reason
-
-ALL_VALUES = 0x1FF  # bit v-1 set means value v may go in the cell
 
 # The indices into UNITS of each cell's row, column and box, for mask lookups.
 _UNIT_IDS = tuple(tuple(UNITS.index(u) for u in UNITS_OF[c]) for c in range(81))
@@ -145,28 +143,6 @@ def explain(board: str, pencil_marks: list[int] | None = None, max_level: int = 
     if found and filled == cells.count(0):
         reply["solved"] = True
     return reply
-
-
-def check_entries(given_cells: bytes, entry_cells: bytes) -> bytes:
-    """The entries without the givens' cells: a game's whole grid (givens
-    included) is accepted where each given's cell holds its given. Raise
-    ValueError naming the first cell, in reading order, holding another value."""
-    for cell, (g, e) in enumerate(zip(given_cells, entry_cells)):
-        if g and e and g != e:
-            # Worded as service/validate.py words it, so a client sees one message either way.
-            raise ValueError(f"entries: cell {cell_name(cell)} holds the given {g}, not {e}")
-    return bytes(0 if g else e for g, e in zip(given_cells, entry_cells))
-
-
-def check_pencil_marks(masks: list[int]) -> None:
-    """Raise ValueError unless `masks` is 81 masks of values 1-9 (ints 0-511)."""
-    if len(masks) != 81:
-        raise ValueError(f"pencil_marks: expected 81 masks (one per cell), got {len(masks)}")
-    for cell, mask in enumerate(masks):
-        if not 0 <= mask <= ALL_VALUES:
-            raise ValueError(
-                f"pencil_marks: cell {cell_name(cell)}: {mask} is not a mask of values 1-9 (0-511)"
-            )
 
 
 def candidates(cells: bytes) -> list[int]:

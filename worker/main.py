@@ -2,7 +2,7 @@
 
 Point any number of machines at the same Redis (REDIS_URL) and each runs
 jobs from the same queues; nothing else needs configuring. Configured like
-sudoku-server, by the same environment variables (service/config.py), with
+sudoku-server, by the same environment variables (sudoku/config.py), with
 a few flags of its own.
 """
 
@@ -16,8 +16,8 @@ import threading
 
 from prometheus_client import CollectorRegistry
 
-from service.config import Settings
 from sudoku import cells
+from sudoku.config import Settings
 from worker import metrics
 from worker.supervisor import Supervisor
 

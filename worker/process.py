@@ -16,8 +16,8 @@ from redis.exceptions import RedisError
 from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
-from service.config import Settings
 from sudoku import cells, connections, heap, keys, tracing
+from sudoku.config import Settings
 from worker.recovery import maintain
 from worker.supervisor import SUPERVISOR_PID
 from worker.workers import WORKER_CLASSES

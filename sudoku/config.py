@@ -1,4 +1,6 @@
-"""The service's settings: environment variables, overridable by flags.
+"""The settings of the service and of its workers: environment variables,
+overridable by flags. Here, below both, since sudoku-server and
+sudoku-worker read the same variables.
 
 Every setting has a default that works with no configuration. README's
 "Configuration" table lists them; keep the two in step.
