@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import random
+import sys
 import threading
 import time
 
@@ -11,6 +13,7 @@ import pytest
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from rq import Worker
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from sudoku import keys, replies
@@ -19,6 +22,7 @@ from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import free_port, until, until_steady
 from worker import counting, engine
+from worker.workers import SudokuWorker
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]
@@ -285,6 +289,30 @@ def test_a_job_whose_boards_are_gone_ends_the_call_unavailable(stub, redis):
         count_while_the_boards_are_tampered_with(stub, redis, lambda redis, key: redis.delete(key))
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
     assert "the job store lost this call's job" in caught.value.details()
+
+
+def test_a_job_whose_boards_are_gone_is_one_warning_in_the_workers_log(redis, caplog):
+    """RQ logs a failed job with its traceback at ERROR; a job whose boards
+    a Redis restart lost fails by design (the test above: its call ends
+    UNAVAILABLE and the client resends), so the worker says so in one line.
+    Any other failure keeps RQ's report."""
+    heard = []
+    worker = SudokuWorker([keys.QUEUE_BATCH], connection=redis, serializer=JSONSerializer,
+                          exception_handlers=[lambda job, kind, value, tb: heard.append(kind)])
+    job = Job.create(func="worker.jobs.part", connection=redis, serializer=JSONSerializer)
+    caplog.set_level(logging.DEBUG)
+    for error in (counting.BoardsGone("the boards of this job (sudoku:boards:x) are gone"), ValueError("a bug")):
+        caplog.clear()
+        try:
+            raise error
+        except Exception:  # noqa: BLE001 - as RQ's perform_job catches a job's exception
+            worker.handle_exception(job, *sys.exc_info())
+        said = [(r.levelname, r.getMessage()) for r in caplog.records]
+        if isinstance(error, counting.BoardsGone):
+            assert said == [("WARNING", f"job {job.id}: {error}")], said
+        else:
+            assert [level for level, _ in said] == ["ERROR"] and "Traceback" in said[0][1], said
+    assert heard == [counting.BoardsGone, ValueError]  # a deployer's exception handlers hear of both
 
 
 def maximal(boards: list[str]) -> pb.CountManyRequest:

@@ -23,6 +23,11 @@ from sudoku.v1 import sudoku_pb2 as pb
 from worker import engine
 
 
+class BoardsGone(LookupError):
+    """A job's boards are not in Redis: a fault the service answers for
+    (its call ends UNAVAILABLE and the client sends them again), not a bug."""
+
+
 class CallWork:
     """The bounds of a batch job (CountBatch, CountMany): the time its call
     granted it, and its call's cancel flag, looked at every CHECK_EVERY_S of
@@ -133,8 +138,8 @@ def count_many(redis: Redis, s: CountManySpec) -> dict[str, Any]:
     if packed is None:
         if work.over():  # the call was cancelled, and its boards deleted with it
             return work.report({"counts": [], "verdicts": "", "incomplete": [], "solutions": ""}, [])
-        raise LookupError(f"the boards of this job ({s.boards_key}) are gone: they expired, or were lost "
-                          "with a Redis restart; send them again")
+        raise BoardsGone(f"the boards of this job ({s.boards_key}) are gone: they expired, or were lost "
+                         "with a Redis restart; send them again")
     n = len(packed) // 81
     cap = min(FIRST_ROUND_GUESSES, s.max_steps)
     counts: list[int] = []

@@ -27,11 +27,13 @@ import time
 
 from redis.exceptions import RedisError
 from rq import Queue, Worker, worker_registration
+from rq.job_lifecycle import call_exception_handlers
 from rq.utils import now, utcformat
 
 from sudoku.connections import WORKER_TIMEOUT_S
 from worker import metrics
 from worker.attempt import Superseded
+from worker.counting import BoardsGone
 from worker.lifecycle import LeanWorker
 
 log = logging.getLogger("sudoku.worker")
@@ -57,6 +59,17 @@ class Liveness:
     @property
     def dequeue_timeout(self) -> int:
         return DEQUEUE_TIMEOUT
+
+    def handle_exception(self, job, *exc_info) -> None:
+        """RQ logs every failed job with its traceback, at ERROR. A job whose
+        boards a Redis restart lost fails by design (the service answers its
+        call, the client sends the boards again): one warning line, and a
+        deployer's exception handlers still hear of it."""
+        if isinstance(exc_info[1], BoardsGone):
+            log.warning("job %s: %s", job.id, exc_info[1])
+            call_exception_handlers(self._exc_handlers, job, *exc_info)
+            return
+        super().handle_exception(job, *exc_info)
 
     @property
     def connection_timeout(self) -> float:
