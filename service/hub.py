@@ -224,6 +224,11 @@ class StreamHub:
     async def wait(self, key: str, after: str, timeout: float | None = None) -> list[Entry]:
         """The entries after `after`, as soon as there are any; [] after
         `timeout` seconds without any."""
+        # A reader's redis-py command just before may have swallowed its
+        # cancel (sudoku/connections.py raise_lost_cancel): a wait of seconds
+        # must not start with one pending (a relay whose client left would
+        # wait out the whole search).
+        connections.raise_lost_cancel()
         if self.closing and key.startswith(self.closing_prefix):
             raise ShuttingDown()
         shard = self.shards[zlib.crc32(key.encode()) % len(self.shards)]
