@@ -100,13 +100,13 @@ example-node: $(BIN)/.installed
 example-go: $(BIN)/.installed $(BUF)
 	BUF=$(CURDIR)/$(BUF) examples/go/run.sh
 
-# The page's client code, service/static/api.js: @connectrpc/connect-web and
+# The page's client code, service/http/static/api.js: @connectrpc/connect-web and
 # @bufbuild/protobuf with the messages protoc-gen-es makes from the proto,
 # bundled by esbuild, at the versions web/package-lock.json pins. Needs Node
 # and npm; `make up` does not (the bundle is committed). Run it after changing
 # the proto; tests/test_page.py fails while the committed bundle differs from
 # what it makes. WEB_OUT=path writes the bundle elsewhere (the test does).
-WEB_OUT ?= service/static/api.js
+WEB_OUT ?= service/http/static/api.js
 web: $(BIN)/.installed-test
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	rm -rf web/gen && mkdir -p web/gen

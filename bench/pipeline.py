@@ -90,7 +90,7 @@ class Server:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env["PYTHONPATH"] = str(tree)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.launcher", "--listen", f"127.0.0.1:{self.port}", "--workers", "2",
+            [sys.executable, "-m", "launcher.main", "--listen", f"127.0.0.1:{self.port}", "--workers", "2",
              "--metrics-port", "0", "--http-listen", ""],
             stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
         banner = self.proc.stdout.readline()

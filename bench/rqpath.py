@@ -9,7 +9,7 @@ times (medians: this machine is shared):
 - **rq**: RQ's public API as its docs give it: `Queue.enqueue_many` in a
   pipeline (a job per call of it, as a service that cannot wait to batch
   would), and `rq.SimpleWorker` in burst mode, storing each result;
-- **ours**: the service's Enqueuer (one ENQUEUE script, service/enqueue.py)
+- **ours**: the service's Enqueuer (one ENQUEUE script, service/jobs/enqueue.py)
   and LeanWorker (START and FINISH scripts, worker/lifecycle.py), what
   sudoku-server runs.
 
@@ -42,8 +42,8 @@ from rq.serializers import JSONSerializer  # noqa: E402
 
 from bench.pipeline import redis_cpu  # noqa: E402
 from bench.stack import ROOT  # noqa: E402
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.enqueue import Enqueuer  # noqa: E402
+from launcher.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.jobs.enqueue import Enqueuer  # noqa: E402
 
 QUEUE = "bench-rqpath"
 REPLY = b"\x00" * 600

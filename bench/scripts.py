@@ -11,7 +11,7 @@ are the caller's own time plus one round trip:
   - worker job: a no-op job through the workers' class, SudokuWorker
     (dequeue, START, the call, FINISH), µs a job over a burst of `calls`
     jobs, and the worker's CPU µs a job (Redis's own is not counted);
-  - enqueue: Enqueuer.enqueue (service/enqueue.py) one call at a time,
+  - enqueue: Enqueuer.enqueue (service/jobs/enqueue.py) one call at a time,
     and calls per second with 64 calls in flight, with the CPU µs of the
     caller's process a call then (the least noisy of these figures on a
     shared machine).
@@ -35,8 +35,8 @@ from redis.asyncio import Redis as AsyncRedis  # noqa: E402
 from rq import Queue  # noqa: E402
 from rq.serializers import JSONSerializer  # noqa: E402
 
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.enqueue import Enqueuer  # noqa: E402
+from launcher.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.jobs.enqueue import Enqueuer  # noqa: E402
 from sudoku.scripts import HeldConnection, Script  # noqa: E402
 from worker.workers import SudokuWorker  # noqa: E402
 

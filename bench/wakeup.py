@@ -26,7 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from redis import Redis  # noqa: E402
 
 from bench.stack import sudoku_server  # noqa: E402
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from launcher.embedded_redis import EmbeddedRedis  # noqa: E402
 
 GAPS_MS = (0, 0.2, 0.5, 1, 2, 5)
 CALLS = 600

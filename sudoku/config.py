@@ -87,7 +87,7 @@ class Settings:
     worker_queues: str = field(default="all", metadata={"env": "SUDOKU_WORKER_QUEUES"})
     # Ceilings: requests asking for more (or for 0, "the most you allow") get these.
     # Every setting marked "ceiling" is reported by GetLimits
-    # (service/server.py limits); tests/test_config.py fails when a max_
+    # (service/rpc/server.py limits); tests/test_config.py fails when a max_
     # setting is not. The defaults suit a service facing the
     # internet: README's "Limits" says which to raise for trusted callers.
     # 10^7 steps is about a quarter of a second of a worker.
@@ -129,7 +129,7 @@ class Settings:
     # Streams one client connection may have open at once (HTTP/2 setting).
     max_streams_per_connection: int = field(default=100, metadata={"env": "SUDOKU_MAX_STREAMS_PER_CONNECTION",
                                                                    "ceiling": True})
-    # Each caller's share of each lane (service/shares.py, sudoku/lanes.py):
+    # Each caller's share of each lane (service/jobs/shares.py, sudoku/lanes.py):
     # cheap calls, heavy calls and batch jobs one client connection may have
     # queued or running at once (its address: four times as many); more
     # wait their turn, within their deadlines.
@@ -139,7 +139,7 @@ class Settings:
     # Largest request of CountMany and GradeMany (after decompression), the
     # only messages that carry many boards; 0: what max_chunk boards need
     # in the largest encoding (JSON with packed_boards in base64). Every
-    # other request may hold service.decoding.SMALL_REQUEST_BYTES. A larger
+    # other request may hold service.rpc.decoding.SMALL_REQUEST_BYTES. A larger
     # request is refused before it is parsed (or inflated further).
     max_message_bytes: int = field(default=0, metadata={"env": "SUDOKU_MAX_MESSAGE_BYTES", "ceiling": True})
     # RQ worker class: "simple" runs jobs in the worker process (fast; see
@@ -183,7 +183,7 @@ class Settings:
     result_ttl_s: int = field(default=300, metadata={"env": "SUDOKU_RESULT_TTL_S"})
     log_level: str = field(default="WARNING", metadata={"env": "SUDOKU_LOG_LEVEL"})
     # TLS: PEM files of the certificate (chain) and its private key; both
-    # or neither (plaintext). See service/security.py.
+    # or neither (plaintext). See service/rpc/security.py.
     tls_cert: str = field(default="", metadata={"env": "SUDOKU_TLS_CERT"})
     tls_key: str = field(default="", metadata={"env": "SUDOKU_TLS_KEY"})
     # A shared secret every call but health must send as metadata
@@ -195,10 +195,10 @@ class Settings:
     metrics_port: int = field(default=9464, metadata={"env": "SUDOKU_METRICS_PORT"})
     metrics_host: str = field(default="127.0.0.1", metadata={"env": "SUDOKU_METRICS_HOST"})
     # The same API for browsers (Connect, gRPC-Web, gRPC over HTTP/1.1 and
-    # HTTP/2) and the page at `/` (service/web.py); empty turns it off.
+    # HTTP/2) and the page at `/` (service/http/web.py); empty turns it off.
     http_listen: str = field(default="127.0.0.1:8080", metadata={"env": "SUDOKU_HTTP_LISTEN", "empty": True})
     # Connections one client address may hold open to that port at once
-    # (service/http_server.py); more are closed as they are accepted.
+    # (service/http/http_server.py); more are closed as they are accepted.
     http_connections_per_client: int = field(default=128, metadata={"env": "SUDOKU_HTTP_CONNECTIONS_PER_CLIENT",
                                                                     "ceiling": True})
     # Other origins whose pages may call that API (CORS), comma-separated

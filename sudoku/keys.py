@@ -28,10 +28,10 @@ def frames(job_id: str) -> str:
 
 
 # Frame 1 of every stream is the service's: it carries the job's info and
-# the starting board (service/queueing.py header_frame) and is written with
+# the starting board (service/jobs/queueing.py header_frame) and is written with
 # the job, in the enqueue's one step (sudoku/scripts.py ENQUEUE), so the
 # client has its job id at once and a later Watch reads the job's options
-# from it (service/relay.py job_stream). The worker's frames follow it.
+# from it (service/streams/relay.py job_stream). The worker's frames follow it.
 HEADER_SEQ = 1
 WORKER_FIRST_SEQ = HEADER_SEQ + 1
 
@@ -50,7 +50,7 @@ def seq_of(entry_id: bytes | str) -> int:
 
 def watched(job_id: str) -> str:
     """Hash, a field per service instance whose clients are reading the
-    job's frames (service/watched.py). A stream that ends with nobody
+    job's frames (service/streams/watched.py). A stream that ends with nobody
     reading it expires sooner (worker/stream.py)."""
     return f"{PREFIX}:watched:{job_id}"
 
@@ -63,7 +63,7 @@ def cancel(job_id: str) -> str:
 
 
 # Stream of cancelled job ids: every service process follows it, to stop its
-# open streams of those jobs (service/stops.py). Capped at a few thousand.
+# open streams of those jobs (service/streams/stops.py). Capped at a few thousand.
 CANCELS = f"{PREFIX}:cancels"
 
 
@@ -116,7 +116,7 @@ def cancelled_calls(job_id: str) -> str:
 def inbox(instance: str) -> str:
     """Stream of the replies to a service instance's calls, written by the
     workers (an entry per call: its id, and its reply's bytes or its error)
-    and trimmed by the instance as it reads them (service/inbox.py)."""
+    and trimmed by the instance as it reads them (service/jobs/inbox.py)."""
     return f"{PREFIX}:inbox:{instance}"
 
 
@@ -134,7 +134,7 @@ def result(job_id: str) -> str:
 
 # String, no expiry: the random key that signs Step positions when
 # SUDOKU_POSITION_KEY is unset. Written once by whichever service instance
-# comes first (SET NX) and read back by every instance (service/positions.py),
+# comes first (SET NX) and read back by every instance (service/streams/positions.py),
 # which writes its own again if a restarted Redis has none.
 POSITION_KEY = f"{PREFIX}:position-key"
 

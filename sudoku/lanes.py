@@ -15,7 +15,7 @@ is queued, and decides its lane: an RQ queue of its own (sudoku/keys.py).
 - **heavy** (keys.QUEUE_HEAVY): the rest of the unary calls and solves,
   bounded by their limits (time_limit_ms, max_steps); one caller may have
   at most SUDOKU_CALLER_HEAVY_CALLS of them queued or running at once
-  (service/shares.py).
+  (service/jobs/shares.py).
 - **batch** (keys.QUEUE_BATCH): the jobs of batch and streaming calls
   (CountBatch, CountMany, GradeMany, Generate), each within its call's
   worker-time budget and its caller's share of jobs in flight.

@@ -27,7 +27,7 @@ step: the client starts the same search again and skips to it.
 
 Here: the envelope and the ring of keys, with no I/O; the service's
 (asyncio) and the worker's (blocking) Redis reads are theirs
-(service/positions.py, worker/stepping.py), both `pipe.set(POSITION_KEY,
+(service/streams/positions.py, worker/stepping.py), both `pipe.set(POSITION_KEY,
 ring.candidate(), nx=True); pipe.get(POSITION_KEY)` then ring.adopt().
 """
 

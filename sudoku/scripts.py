@@ -176,7 +176,7 @@ class ScriptPool:
             await self._free.pop().disconnect()
 
 
-# ---- The service (service/enqueue.py) ----
+# ---- The service (service/jobs/enqueue.py) ----
 
 # Enqueuer.enqueue: what RQ's Queue._enqueue_async_job writes (the job's
 # hash, its id pushed onto the queue, the queue in RQ's set of queues), a
@@ -224,7 +224,7 @@ return {1, waiting}
 """.replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)))
 
 
-# Coalescer.submit (service/calls.py): coalesced calls. Each call whose
+# Coalescer.submit (service/jobs/calls.py): coalesced calls. Each call whose
 # cache key holds a reply is answered from it; the others go into the open
 # job (KEYS[1]) while it is still queued (its worker's START marks it
 # started in the step that reads its calls, so none is added after) and has
@@ -388,7 +388,7 @@ return redis.call('EXISTS', KEYS[2])
 
 # FrameSink.close (worker/stream.py): sets a finished stream's expiry,
 # `watched` seconds if a service instance marked it as being read
-# (service/watched.py), else `unwatched`.
+# (service/streams/watched.py), else `unwatched`.
 # KEYS: frames, watched marker; ARGV: watched, unwatched
 EXPIRE_FINISHED = Script("""
 local ttl = ARGV[2]
@@ -396,7 +396,7 @@ if redis.call('EXISTS', KEYS[2]) == 1 then ttl = ARGV[1] end
 return redis.call('EXPIRE', KEYS[1], ttl)
 """)
 
-# Watched.reading (service/watched.py): extends a finished stream's expiry
+# Watched.reading (service/streams/watched.py): extends a finished stream's expiry
 # back to the full TTL when a watcher attaches (it was shortened because
 # nobody was reading); a running job's stream, whose expiry is longer, is
 # left alone. Returns the TTL it found.
@@ -407,7 +407,7 @@ if left >= 0 and left < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARG
 return left
 """)
 
-# Stops.record (service/stops.py): sets the cancel hash's `seq` (where the
+# Stops.record (service/streams/stops.py): sets the cancel hash's `seq` (where the
 # streams stopped) to ARGV[1] unless it already holds a greater one.
 # KEYS: cancel hash; ARGV: seq
 RECORD_MAX = Script("""

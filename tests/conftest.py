@@ -8,7 +8,7 @@ import os
 import pytest
 from redis import Redis
 
-from service.embedded_redis import EmbeddedRedis
+from launcher.embedded_redis import EmbeddedRedis
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.faults import FAULTY_WORKER
 from tests.puzzles import puzzles

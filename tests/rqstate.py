@@ -76,7 +76,7 @@ def _fields(stored: dict[bytes, bytes]) -> dict[bytes, bytes]:
     masked = {f: (b"?" if f in VARYING_FIELDS else v) for f, v in stored.items()}
     if b"data" in masked:
         # A job's call, compressed alike but not byte for byte
-        # (service.enqueue.compress): compared as what RQ reads.
+        # (service.jobs.enqueue.compress): compared as what RQ reads.
         masked[b"data"] = zlib.decompress(masked[b"data"])
     return masked
 

@@ -1,5 +1,5 @@
-"""A greedy client cannot lock the others out of frames (service/admission.py
-and the idle limit of service/server.py), through a real channel."""
+"""A greedy client cannot lock the others out of frames (service/rpc/admission.py
+and the idle limit of service/rpc/server.py), through a real channel."""
 
 from __future__ import annotations
 

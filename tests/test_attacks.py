@@ -34,8 +34,8 @@ from redis import Redis
 from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
-from service import web
-from service.embedded_redis import EmbeddedRedis
+from launcher.embedded_redis import EmbeddedRedis
+from service.http import web
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc

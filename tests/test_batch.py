@@ -9,8 +9,8 @@ import threading
 import grpc
 import pytest
 
-from service.cache import count_key, hint_key
-from service.validate import count_spec, hint_spec
+from service.jobs.cache import count_key, hint_key
+from service.rpc.validate import count_spec, hint_spec
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled

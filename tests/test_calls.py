@@ -21,10 +21,10 @@ from rq.job import Job
 from rq.registry import FinishedJobRegistry
 from rq.serializers import JSONSerializer
 
-from service.calls import FUNC, call_entry
-from service.enqueue import Enqueuer
-from service.queueing import ANSWERED_TTL_S
-from service.validate import hint_spec
+from service.jobs.calls import FUNC, call_entry
+from service.jobs.enqueue import Enqueuer
+from service.jobs.queueing import ANSWERED_TTL_S
+from service.rpc.validate import hint_spec
 from sudoku import keys
 from sudoku.lanes import CHEAP_LEVEL
 from sudoku.specs import HintSpec

@@ -1,4 +1,4 @@
-"""Cells (sudoku/cells.py, service/cells.py): REDIS_URL listing several
+"""Cells (sudoku/cells.py, service/jobs/cells.py): REDIS_URL listing several
 Redis servers, the calls spread over them, and a cell that goes down and
 comes back. Two of Debian's redis-server processes, a worker per cell (and
 an interactive one each), service instances on real gRPC.
@@ -19,14 +19,19 @@ from prometheus_client import REGISTRY
 from redis import Redis
 from rq import Worker
 
-from service.cells import ROUTED
-from service.server import check_cells
+from service.rpc.server import check_cells
 from sudoku import cells, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import long_boards, puzzles, relabelled
 from tests.stack import (
-    SYSTEM_REDIS, ServiceThread, SystemRedis, installed_script, make_settings, supervise_in_background, until,
+    SYSTEM_REDIS,
+    ServiceThread,
+    SystemRedis,
+    installed_script,
+    make_settings,
+    supervise_in_background,
+    until,
 )
 from worker import engine
 from worker.supervisor import Supervisor

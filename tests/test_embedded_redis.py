@@ -1,4 +1,4 @@
-"""service/embedded_redis.py: the private redis-server does not outlive the
+"""launcher/embedded_redis.py: the private redis-server does not outlive the
 process that started it, even when that process is SIGKILLed."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -16,7 +15,7 @@ from tests.stack import alive, reap, until
 
 STARTER = """
 import sys, time
-from service.embedded_redis import EmbeddedRedis
+from launcher.embedded_redis import EmbeddedRedis
 server = EmbeddedRedis().start()
 print(server.proc.pid, server.dir, flush=True)
 time.sleep(60)

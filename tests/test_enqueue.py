@@ -1,7 +1,7 @@
-"""service/enqueue.py writes what RQ's own enqueue writes, refuses options
+"""service/jobs/enqueue.py writes what RQ's own enqueue writes, refuses options
 it cannot write, refuses exactly at the bound, writes frame 1 with the job,
 queues nothing when the cache holds the reply, and survives a lost script,
-a killed connection and a cancelled call; service/waiting.py reads RQ's
+a killed connection and a cancelled call; service/jobs/waiting.py reads RQ's
 results as RQ does."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rq import Callback, Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
+from service.jobs.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from sudoku import keys
 from tests.rqstate import look
 from tests.stack import url_of
@@ -40,7 +40,7 @@ async def enqueue(redis_url, queue, bound, *args, **options):
 
 
 def rq_options(timeout: int = 70) -> dict:
-    """The service's options for a count (service/queueing.py), made afresh
+    """The service's options for a count (service/jobs/queueing.py), made afresh
     each time as the service does."""
     return dict(timeout=timeout, result_ttl=60, failure_ttl=60, retry=Retry(max=3),
                 on_failure=Callback("worker.jobs.on_solve_failure"))
@@ -157,11 +157,11 @@ def test_a_cached_reply_is_returned_instead_of_a_job(redis, redis_url):
 
 
 def test_the_service_reads_results_as_rq_does():
-    """service.waiting.read_result against Result.restore, for each kind of
+    """service.jobs.waiting.read_result against Result.restore, for each kind of
     entry a worker writes (a value, no value, an error)."""
     from rq.results import Result
 
-    from service.waiting import read_result
+    from service.jobs.waiting import read_result
 
     entries = [
         Result(job_id="job", type=Result.Type.SUCCESSFUL, connection=None, serializer=JSONSerializer,

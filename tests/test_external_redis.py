@@ -28,7 +28,7 @@ from rq.job import Job
 
 from client import Client, Retry, SudokuError
 from client.frames import draw
-from service.cells import REDIS_WAIT_S
+from service.jobs.cells import REDIS_WAIT_S
 from sudoku import keys
 from sudoku.connections import SERVICE_TIMEOUT_S
 from sudoku.v1 import sudoku_pb2 as pb

@@ -22,7 +22,7 @@ from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.embedded_redis import EmbeddedRedis
+from launcher.embedded_redis import EmbeddedRedis
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc

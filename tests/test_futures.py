@@ -1,4 +1,4 @@
-"""service/futures.py: a call's clean-up runs to its end, and what a call
+"""service/jobs/futures.py: a call's clean-up runs to its end, and what a call
 leaves running ends with the service."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from service import futures
-from service.futures import Outliving, finish, stop
+from service.jobs import futures
+from service.jobs.futures import Outliving, finish, stop
 
 
 def test_a_cancelled_caller_waits_for_its_clean_up_then_is_cancelled():

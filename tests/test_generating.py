@@ -1,4 +1,4 @@
-"""Generate through the real service (service/generating.py): count, order,
+"""Generate through the real service (service/batches/generating.py): count, order,
 seeds, levels, symmetry, kept givens, the errors; the client and
 `sudoku generate`."""
 

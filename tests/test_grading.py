@@ -1,4 +1,4 @@
-"""Grade and GradeMany through the real service (service/grading.py,
+"""Grade and GradeMany through the real service (service/batches/grading.py,
 worker/grades.py): levels, scores and technique counts, batch order and
 errors, and the client's grade() and grade_many()."""
 

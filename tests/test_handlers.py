@@ -1,4 +1,4 @@
-"""service/handlers.py: a handler rebuilt around another function keeps its
+"""service/rpc/handlers.py: a handler rebuilt around another function keeps its
 kind and serializers, for each of the four kinds; the interceptors built on
 it are tested through the real server (test_metrics, test_security,
 test_hostile_input, test_admission)."""
@@ -11,7 +11,7 @@ from typing import NamedTuple
 import grpc
 import pytest
 
-from service import handlers
+from service.rpc import handlers
 
 FACTORIES = [
     grpc.unary_unary_rpc_method_handler,

@@ -31,7 +31,7 @@ from tests.stack import make_settings
 GOOD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 BLANK = "." * 81
 FIRST_BLANK = GOOD.index(".")  # r1c3: a cell where an entry or a new given is legal
-BIG = 16_000  # a board this long still fits in a small request (service.decoding.SMALL_REQUEST_BYTES)
+BIG = 16_000  # a board this long still fits in a small request (service.rpc.decoding.SMALL_REQUEST_BYTES)
 INT64_MAX, INT64_MIN, INT32_MAX, UINT64_MAX = 2**63 - 1, -(2**63), 2**31 - 1, 2**64 - 1
 CELL_RULE = "is not 1-9, '.' or '0'"
 SETTINGS = make_settings("")  # the session's service's

@@ -1,4 +1,4 @@
-"""service/hub.py against a real Redis: a wait never starts with a lost cancel pending."""
+"""service/streams/hub.py against a real Redis: a wait never starts with a lost cancel pending."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 
-from service.hub import StreamHub
+from service.streams.hub import StreamHub
 
 
 def test_a_wait_does_not_start_when_the_task_lost_its_cancel(redis_url):

@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from redis import Redis
 from rq import Worker
 
-from service.embedded_redis import redis_server_binary
+from launcher.embedded_redis import redis_server_binary
 from sudoku import tempdirs
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc

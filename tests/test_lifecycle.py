@@ -26,7 +26,7 @@ from rq.results import Result
 from rq.serializers import JSONSerializer
 from rq.suspension import suspend
 
-from service.embedded_redis import EmbeddedRedis
+from launcher.embedded_redis import EmbeddedRedis
 from tests.rqstate import look
 from worker.lifecycle import LeanWorker
 

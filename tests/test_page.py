@@ -1,4 +1,4 @@
-"""The page at `/` (service/static/) in a real headless Chromium, driven by
+"""The page at `/` (service/http/static/) in a real headless Chromium, driven by
 Selenium through Debian's chromium-driver, against the real service: load
 a puzzle, play, take hints that go on from the player's pencil marks (their
 sentences, patterns and eliminations), see wrong entries and marks named,
@@ -696,5 +696,5 @@ def test_the_committed_client_bundle_is_what_make_web_makes(tmp_path):
     out = tmp_path / "api.js"
     done = subprocess.run(["make", "-s", "web", f"WEB_OUT={out}"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert filecmp.cmp(out, ROOT / "service/static/api.js", shallow=False), (
-        "service/static/api.js differs from what `make web` makes: run `make web` and commit it")
+    assert filecmp.cmp(out, ROOT / "service/http/static/api.js", shallow=False), (
+        "service/http/static/api.js differs from what `make web` makes: run `make web` and commit it")

@@ -1,4 +1,4 @@
-"""Step positions (sudoku/positions.py, service/positions.py and the
+"""Step positions (sudoku/positions.py, service/streams/positions.py and the
 worker's signing key in worker/stepping.py): signed snapshots, and the key
 that signs them, shared through a real Redis by every process on it."""
 
@@ -9,10 +9,10 @@ import asyncio
 import pytest
 from redis.asyncio import Redis as AsyncRedis
 
-from service import launcher
-from service import positions as service_positions
-from service.positions import Positions
-from service.validate import Invalid
+from launcher import main as launcher
+from service.rpc.validate import Invalid
+from service.streams import positions as service_positions
+from service.streams.positions import Positions
 from sudoku import keys, positions
 from sudoku.config import Settings
 from sudoku.positions import BadPosition, KeyRing, PositionGone, seal, unseal

@@ -15,8 +15,8 @@ from rq import Queue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service.embedded_redis import EmbeddedRedis
-from service.enqueue import Enqueuer
+from launcher.embedded_redis import EmbeddedRedis
+from service.jobs.enqueue import Enqueuer
 from sudoku import keys
 from worker.recovery import GRACE, recover_lost_jobs
 

@@ -1,4 +1,4 @@
-"""Delivering frames to watchers (service/relay.py): pacing, many watchers,
+"""Delivering frames to watchers (service/streams/relay.py): pacing, many watchers,
 resuming anywhere, and what a watcher sees when frames were trimmed."""
 
 from __future__ import annotations

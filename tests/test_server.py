@@ -314,7 +314,7 @@ def test_get_limits_has_every_ceiling_and_nothing_else(stub, service):
     bound of small requests): a ceiling added to one and not the other fails."""
     import dataclasses
 
-    from service.server import LIMITS_RENAMED
+    from service.rpc.server import LIMITS_RENAMED
 
     limits = stub.GetLimits(pb.GetLimitsRequest(), timeout=TIMEOUT)
     expected = {"max_request_bytes": limits.max_request_bytes}

@@ -1,4 +1,4 @@
-"""Step (service/stepping.py, worker/stepping.py) against the real thing:
+"""Step (service/streams/stepping.py, worker/stepping.py) against the real thing:
 Redis, worker processes and a service on loopback, over the gRPC port and
 the HTTP port (Connect, binary and JSON, as the page calls it).
 

@@ -1,4 +1,4 @@
-"""Cancel stops every playback of a job where it is (service/stops.py), on
+"""Cancel stops every playback of a job where it is (service/streams/stops.py), on
 a real channel: a paced playback of a search the worker finished long ago,
 a search still being computed, two watchers at different points, a Watch
 after the cancel, and a Cancel on another instance."""

@@ -1,4 +1,4 @@
-"""The API for browsers (service/web.py), called through connectrpc's own
+"""The API for browsers (service/http/web.py), called through connectrpc's own
 client over real HTTP: every RPC, each protocol a browser or a tool may
 speak (Connect, gRPC-Web, gRPC) over HTTP/1.1 and HTTP/2, errors with their
 messages, the token, the limits, metrics, CORS and the page's files."""
@@ -18,8 +18,9 @@ from connectrpc.protocol import ProtocolType
 from prometheus_client import REGISTRY
 
 from client.frames import draw
-from service import security, web
-from service.decoding import SMALL_REQUEST_BYTES
+from service.http import web
+from service.rpc import security
+from service.rpc.decoding import SMALL_REQUEST_BYTES
 from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion, puzzles

@@ -1,7 +1,7 @@
 """The jobs of batch and streaming calls: a CountBatch group, a part of a
 CountMany or GradeMany request, a run of Generate's seeds.
 
-The service's fan-out (service/fanout.py) queues each as one job, with the
+The service's fan-out (service/batches/fanout.py) queues each as one job, with the
 worker time its call granted it and the call's cancel flag (CallWork: the
 job stops where either says so, between boards or seeds, or within a long
 count). The job answers on its caller's inbox (keys.inbox) with the bytes

@@ -1,7 +1,7 @@
 """A coalesced job: the unary calls it carries, each answered on its own.
 
 The service puts calls of one kind and lane into one job while the job
-waits (service/calls.py): its first calls in its hash, those added later in
+waits (service/jobs/calls.py): its first calls in its hash, those added later in
 a list (keys.calls). The job takes them as it starts, in the step that
 marks it started, which closes it to more, and answers each in turn: its reply
 message's bytes, or its error, or "harder" (an answer the cheap lane's

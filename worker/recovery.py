@@ -15,7 +15,7 @@ leaves the job in no list and no registry: nothing would ever run it
 (bench/load.py, which SIGKILLs workers under load, lost calls that way).
 
 So every job the service queues is also noted, with the time, in a sorted
-set (service/enqueue.py). Every second one worker (under the maintenance
+set (service/jobs/enqueue.py). Every second one worker (under the maintenance
 lock) looks at the notes older than a few seconds: a job that has ended, or
 is gone, is struck off; a job whose status still says "queued" but whose id
 is on no queue is a suspect, and a suspect still missing a second later is

@@ -1,0 +1,90 @@
+"""Grade and GradeMany: how hard puzzles are for a person (worker/grades.py).
+
+A grade is a whole logical solution in C: microseconds for an easy puzzle,
+up to a second for the forum's hardest. A lone Grade is a coalesced call
+(service/jobs/calls.py). GradeMany splits each request into jobs of
+`grade_job_size` boards through the call's fan-out (service/batches/fanout.py: jobs
+in flight, the call's worker time, its caller's share, the stop within a
+second when it ends early); each job answers with its part of the reply
+message (sudoku.replies.grade_many_part), boards it did not reach in time
+marked RESOURCE_EXHAUSTED, and the parts of a request joined are its reply,
+one per request, in order. A bad board gets its own error in its place; the
+call goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from service.batches.callbudget import TooMany
+from service.batches.fanout import FanOut, Part, Unit
+from service.jobs.shares import Shares
+from service.rpc import validate
+from service.rpc.validate import Invalid
+from sudoku import replies
+from sudoku.config import Settings
+from sudoku.specs import GradeSpec
+from sudoku.v1 import sudoku_pb2 as pb
+
+# A job's worker time per board at most: the hardest puzzles grade in about a second.
+GRADE_MS_PER_BOARD = 5_000
+
+
+def grade_spec(request: pb.GradeRequest) -> GradeSpec:
+    return GradeSpec(boards=validate.board(request.board, "board"))
+
+
+class Grader:
+    def __init__(self, settings: Settings, cells, shares: Shares):
+        self.settings = settings
+        self.cells = cells
+        self.shares = shares
+
+    async def replies(self, requests: AsyncIterator[pb.GradeManyRequest], peer: str | None) -> AsyncIterator:
+        async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._units(requests)):
+            yield reply
+
+    async def _units(self, requests) -> AsyncIterator[Unit]:
+        seen = 0
+        async for request in requests:
+            try:
+                packed, positions, errors, n = validate.many_boards(validate.parsed(request),
+                                                                    self.settings.max_grade_chunk)
+            except Invalid as exc:
+                reply = pb.GradeManyReply(error=pb.ItemError(code=exc.code.value[0], message=str(exc)))
+                yield Unit([], lambda _, reply=reply: [reply])
+                continue
+            seen += n
+            if seen > self.settings.max_batch:
+                raise TooMany(f"at most {self.settings.max_batch} boards per GradeMany call")
+            yield self._unit(packed.decode("ascii"), positions, errors, n)
+
+    def _unit(self, boards: str, positions: list[int], errors: dict[int, str], n: int) -> Unit:
+        size = self.settings.grade_job_size
+        ranges, parts = [], []
+        taken = 0
+        for start in range(0, n, size):
+            count = min(size, n - start)
+            valid = [p - start for p in positions[taken : taken + size] if p < start + size]
+            local_errors = {p - start: m for p, m in errors.items() if start <= p < start + count}
+            ranges.append((start, count, valid, local_errors))
+            if valid:
+                spec = {"boards": boards[taken * 81 : (taken + len(valid)) * 81], "start": start, "n": count,
+                        "valid": valid, "errors": [[p, m] for p, m in local_errors.items()]}
+                parts.append(Part("grade_many", spec, len(valid) * GRADE_MS_PER_BOARD))
+            taken += len(valid)
+
+        def made(answers) -> list[bytes]:
+            pieces, answered = [], iter(answers)
+            for start, count, valid, local_errors in ranges:
+                answer = next(answered) if valid else None
+                if answer is not None and answer.code is None:
+                    pieces.append(answer.data)
+                    continue
+                failure = answer.message if answer is not None else ""
+                grades = [pb.GradeReply(error=replies.error("INVALID_ARGUMENT", local_errors[p])) if p in local_errors
+                          else pb.GradeReply(error=replies.error("ABORTED", failure)) for p in range(count)]
+                pieces.append(replies.grade_many_part(start, grades))
+            return [b"".join(pieces)]
+
+        return Unit(parts, made)

@@ -1,0 +1,90 @@
+"""CountMany: CountBatch with many boards per message each way.
+
+With one board a message (CountBatch), gRPC's cost per message in the
+service and in the client is many times the count itself (bench/count.py
+compares the two). Here a message carries up to `max_chunk` boards; they
+are checked in one scan (service/rpc/validate.py), travel to a worker as one
+string beside its job, are counted there in one C call a slice
+(engine.count_many), and come back as a part of the reply message
+(sudoku.replies.count_many_part), which the service joins to the other
+parts of the request and sends as it is: the reply's lists are never
+numbers in Python here.
+
+A request is split into jobs of `many_job_size` boards, through the call's
+fan-out (service/batches/fanout.py: jobs in flight, the call's worker time, its
+caller's share, the stop when it ends early). Nothing is cached: looking a
+board up would cost more than counting it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from service.batches.callbudget import TooMany
+from service.batches.fanout import FanOut, Part, Unit
+from service.jobs.queueing import new_job_id
+from service.jobs.shares import Shares
+from service.rpc import validate
+from service.rpc.validate import Invalid
+from sudoku import keys, replies
+from sudoku.config import Settings
+from sudoku.v1 import sudoku_pb2 as pb
+
+
+class ManyCounter:
+    def __init__(self, settings: Settings, cells, shares: Shares):
+        self.settings = settings
+        self.cells = cells
+        self.shares = shares
+
+    async def replies(self, requests: AsyncIterator[pb.CountManyRequest], peer: str | None) -> AsyncIterator:
+        async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._units(requests)):
+            yield reply
+
+    async def _units(self, requests) -> AsyncIterator[Unit]:
+        taken = 0
+        async for request in requests:
+            try:
+                options = validate.count_options(validate.parsed(request), self.settings)
+                boards, positions, errors, n = validate.many_boards(request, self.settings.max_chunk)
+            except Invalid as exc:
+                reply = pb.CountManyReply(error=pb.ItemError(code=exc.code.value[0], message=str(exc)))
+                yield Unit([], lambda _, reply=reply: [reply])
+                continue
+            taken += n
+            if taken > self.settings.max_batch:
+                raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
+            yield self._unit(options, boards, positions, errors, n)
+
+    def _unit(self, options: dict, boards: bytes, positions: list[int], errors: dict[int, str], n: int) -> Unit:
+        """The request's boards in ranges of many_job_size positions, a job for each with valid boards."""
+        size = self.settings.many_job_size
+        ranges, parts = [], []
+        taken = 0  # of the valid boards, in order
+        for start in range(0, n, size):
+            valid = [p - start for p in positions[taken:] if p < start + size]
+            local_errors = [[p - start, m] for p, m in errors.items() if start <= p < start + size]
+            ranges.append((start, min(size, n - start), valid, dict(local_errors)))
+            if valid:
+                spec = {"count": {**options, "boards_key": keys.boards(new_job_id())}, "start": start,
+                        "n": min(size, n - start), "valid": valid, "errors": local_errors}
+                parts.append(Part("count_many", spec, len(valid) * options["time_limit_ms"],
+                                  boards[taken * 81 : (taken + len(valid)) * 81]))
+            taken += len(valid)
+
+        def made(answers) -> list[bytes]:
+            pieces, answered = [], iter(answers)
+            for start, count, valid, local_errors in ranges:
+                answer = next(answered) if valid else None
+                if answer is not None and answer.code is None:
+                    pieces.append(answer.data)
+                else:  # no board to count, or its job failed: its boards get the error
+                    pieces.append(replies.count_many_part(count, start, valid, None, local_errors,
+                                                          options["include_solution"],
+                                                          answer.message if answer is not None else ""))
+            return [b"".join(pieces)]
+
+        return Unit(parts, made)
+
+
+

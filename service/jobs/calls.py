@@ -1,0 +1,279 @@
+"""Unary calls, many to a job: Hint, CountSolutions, Grade, Explain and Step.
+
+A call of one of these kinds is first a cheap one (sudoku/lanes.py): calls
+of its kind that arrive while a job of theirs waits in the queue, or while
+one is being submitted, ride in that job (dynamic batching: no call waits
+for a batch to fill; at low load each job holds one call, under load many,
+up to MAX_CALLS). In the cheap lane, calls that come while this
+instance's jobs of their kind are in flight wait here for one of them to
+end, and go together into the next, as long as those jobs are as many as
+the calls' work needs: one, while they keep a worker less than BUSY of
+the time (the workers' own measure of each call), one more for each BUSY
+beyond, up to the lane's workers. A job costs more than the cheap calls
+in it (measured: 16 Hints in flight took 1.0 ms of CPU a call with one
+job in flight, 1.9 with one for each of three workers, and went 1.7x
+faster; bench/pipeline.py), and a call waits at most about one short
+job's time. One Lua script (sudoku/scripts.py SUBMIT) answers the
+calls the result cache holds, adds the rest to the open job, or queues a
+new job with them, in one round trip shared by every call that came during
+the last one. The worker answers each call on its own (worker/calls.py):
+its reply message's bytes come back on this instance's inbox
+(service/jobs/inbox.py) and go to the client as they are. A call whose answer
+the cheap bounds do not reach goes on in the heavy lane, in a job of its
+own, within its caller's share of that lane (service/jobs/shares.py).
+
+Each call keeps its own deadline (the job skips a call whose caller has
+given up) and cancel (a caller that leaves is struck off the job's list).
+A call that hears nothing for IDLE_CHECK_S asks whether its job can still
+answer (service/jobs/waiting.py alive): a job lost with its Redis ends the call
+UNAVAILABLE, one past its timeout with no worker on it too, one that
+failed on every worker ABORTED (the failure callback says so on the inbox).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from redis.exceptions import RedisError
+
+from service.jobs import futures
+from service.jobs.enqueue import Enqueuer
+from service.jobs.inbox import Inbox, Reply, wait_reply
+from service.jobs.queueing import Jobs, QueueFull, StoreFull
+from service.jobs.shares import Shares
+from service.jobs.waiting import JobFailed
+from service.rpc import metrics
+from sudoku import keys, lanes, tracing
+from sudoku.specs import Spec
+
+# Calls one job carries at most: a cheap call takes at most a few
+# milliseconds of a worker, so the last of a full job waits well under a
+# second behind the others.
+MAX_CALLS = 64
+FUNC = "worker.jobs.calls"
+# The share of a worker's time one job in flight may take before the next
+# may start; the load is measured over LOAD_EVERY_S windows, smoothed.
+BUSY = 0.5
+LOAD_EVERY_S = 0.25
+
+
+class _Load:
+    """Worker-seconds a second that one coalescer's calls take."""
+
+    def __init__(self) -> None:
+        self.value = 0.0
+        self.work = 0.0
+        self.since = time.monotonic()
+
+    def add(self, work_s: float) -> None:
+        self.work += work_s
+        now = time.monotonic()
+        if now - self.since >= LOAD_EVERY_S:
+            self.value = (self.value + self.work / (now - self.since)) / 2
+            self.work, self.since = 0.0, now
+
+
+def call_entry(call_id: str, spec: Spec, deadline: float | None, cache_key: str | None, trace: str = "") -> bytes:
+    """A call as its job carries it (worker/calls.py reads it): its id, its
+    deadline (epoch ms, 0 for none), its spec and its cache key; when traced,
+    its caller's traceparent and when it was queued (sudoku/tracing.py)."""
+    entry = {"i": call_id, "t": int(deadline * 1000) if deadline else 0, "s": spec.to_dict(), "k": cache_key or ""}
+    if trace:
+        entry["p"], entry["q"] = trace, time.time_ns()
+    return json.dumps(entry).encode()
+
+
+@dataclass(eq=False)
+class _Call:
+    entry: bytes  # what the job carries (worker/calls.py reads it)
+    cache_key: str
+    placed: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+    def __post_init__(self) -> None:
+        self.placed.add_done_callback(futures.seen)  # its caller may have left
+
+
+class Coalescer:
+    """The jobs of one kind of call in one lane, and the one this instance
+    may still add calls to."""
+
+    def __init__(self, jobs: Jobs, enqueuer: Enqueuer, kind: str, lane: str, inbox: Inbox, max_calls: int,
+                 timeout_s: int, cache_ttl_s: int):
+        self.jobs = jobs
+        self.enqueuer = enqueuer
+        self.kind = kind
+        self.queue = jobs.queues[lanes.QUEUES[lane]]
+        args = {"kind": kind, "cheap": lane == lanes.CHEAP, "inbox": inbox.key, "cache_ttl_s": cache_ttl_s}
+        self.template = enqueuer.template(
+            self.queue, FUNC, args, timeout=timeout_s, result_ttl=jobs.answered_ttl_s,
+            failure_ttl=jobs.settings.result_ttl_s, retry=jobs.retry, on_failure=jobs.calls_failure)
+        self.max_calls = max_calls
+        self.timeout_s = timeout_s
+        self.open: str | None = None  # the job still taking calls, as far as this instance knows
+        self.pending: list[_Call] = []
+        self.sending: asyncio.Task | None = None
+        # Jobs in flight, each with its calls not ended yet; bounded only
+        # where jobs carry many calls.
+        self.in_flight: dict[str, int] = {}
+        self.bounded = max_calls > 1
+        self.load = _Load()
+
+    def _room(self) -> bool:
+        if not self.bounded:
+            return True
+        needed = 1 + int(self.load.value / BUSY)
+        return len(self.in_flight) < max(1, min(needed, self.jobs.workers.get(self.queue.name, 1)))
+
+    async def place(self, entry: bytes, cache_key: str) -> str | bytes:
+        """Puts one call into a job: the job's id, or the cached reply. A
+        caller given a job id calls ended(job) once its call is over."""
+        call = _Call(entry, cache_key)
+        self.pending.append(call)
+        self._kick()
+        try:
+            return await asyncio.shield(call.placed)
+        except asyncio.CancelledError:
+            if call in self.pending:
+                self.pending.remove(call)
+            else:  # on its way into a job: it counts there until then
+                call.placed.add_done_callback(self._ended_unclaimed)
+            raise
+
+    def ended(self, job: str, work_us: int = 0) -> None:
+        """One call of `job` is over, after `work_us` of a worker's time."""
+        if work_us:
+            self.load.add(work_us / 1e6)
+        left = self.in_flight.get(job, 0) - 1
+        if left > 0:
+            self.in_flight[job] = left
+        else:
+            self.in_flight.pop(job, None)
+            self._kick()
+
+    def _ended_unclaimed(self, placed: asyncio.Future) -> None:
+        if not placed.cancelled() and placed.exception() is None and isinstance(placed.result(), str):
+            self.ended(placed.result())
+
+    def _kick(self) -> None:
+        if self.sending is None and self.pending and self._room():
+            self.sending = asyncio.create_task(self._send(), name=f"submit-{self.kind}")
+
+    async def _send(self) -> None:
+        try:
+            while self.pending and self._room():
+                batch, self.pending = self.pending[: self.max_calls], self.pending[self.max_calls :]
+                try:
+                    await self._submit(batch)
+                except asyncio.CancelledError:  # the service is stopping
+                    for call in batch:
+                        call.placed.cancel()
+                    raise
+                except Exception as exc:  # noqa: BLE001 - each call gets it
+                    for call in batch:
+                        if not call.placed.done():
+                            call.placed.set_exception(exc)
+        except asyncio.CancelledError:
+            for call in self.pending:  # the service is stopping
+                if not call.placed.done():
+                    call.placed.cancel()
+            raise
+        finally:
+            self.sending = None
+
+    async def _submit(self, batch: list[_Call]) -> None:
+        if self.jobs.store_full:
+            raise StoreFull(self.jobs.store_full)
+        job_id = self.jobs.new_job_id()
+        done = await self.enqueuer.submit(
+            self.template, self.jobs.settings.queue_bound, job_id, self.open,
+            [c.entry for c in batch], [c.cache_key for c in batch], self.max_calls, self.timeout_s + 3600)
+        self.jobs.waiting = done.waiting
+        if done.refused:
+            raise QueueFull(f"{done.waiting} jobs are waiting, the bound is {self.jobs.settings.queue_bound}; "
+                            "retry in a moment")
+        self.open = done.job
+        if done.job is not None:
+            self.in_flight[done.job] = self.in_flight.get(done.job, 0) + len(batch) - len(done.cached)
+        for i, call in enumerate(batch):
+            call.placed.set_result(done.cached.get(i, done.job))
+
+
+class UnaryCalls:
+    """Coalesced calls of every kind, and the waits for their replies."""
+
+    KINDS = ("hint", "count", "grade", "explain", "step")
+
+    def __init__(self, jobs: Jobs, enqueuer: Enqueuer, inbox: Inbox, shares: Shares):
+        self.jobs = jobs
+        self.inbox = inbox
+        self.shares = shares
+        settings = jobs.settings
+        # A cheap job's calls take milliseconds each; a heavy job has one call,
+        # bounded by the time limit of its kind (the human solver's run to its end).
+        timeout = settings.max_time_ms // 1000 + 60
+        self.lanes = {
+            (kind, lane): Coalescer(jobs, enqueuer, kind, lane, inbox, MAX_CALLS if lane == lanes.CHEAP else 1,
+                                    timeout, settings.cache_ttl_s)
+            for kind in self.KINDS for lane in (lanes.CHEAP, lanes.HEAVY)
+        }
+
+    async def run(self, kind: str, spec: Spec, cache_key: str | None, deadline: float | None,
+                  peer: str | None) -> bytes:
+        """The reply's bytes of one call (JobFailed, JobLost, ... as waiting.result)."""
+        queued_at = time.monotonic()
+        async with self.shares.held(lanes.CHEAP, peer):
+            reply = await self._once(kind, lanes.CHEAP, spec, cache_key, deadline)
+        if reply.harder:
+            async with self.shares.held(lanes.HEAVY, peer):
+                reply = await self._once(kind, lanes.HEAVY, spec, cache_key, deadline)
+        if not reply.cached:
+            metrics.job_done(kind, queued_at)
+        if reply.code is not None:
+            raise JobFailed(reply.code, reply.message)
+        return reply.data
+
+    async def _once(self, kind: str, lane: str, spec: Spec, cache_key: str | None, deadline: float | None) -> Reply:
+        call_id = uuid.uuid4().hex
+        trace = tracing.carrier()
+        entry = call_entry(call_id, spec, deadline, cache_key, trace)
+        future = self.inbox.expect(call_id)
+        job_id = None
+        try:
+            coalescer = self.lanes[kind, lane]
+            started = time.time_ns()
+            placed = await coalescer.place(entry, cache_key or "")
+            if trace:
+                tracing.record("enqueue", trace, started, time.time_ns(), kind=kind, lane=lane,
+                               cached=isinstance(placed, bytes))
+            if isinstance(placed, bytes):
+                return Reply(data=placed, cached=True)
+            job_id = placed
+            started = time.time_ns()
+            reply = await wait_reply(self.jobs.hub.redis, future, job_id)
+            if trace:
+                tracing.record("reply wait", trace, started, time.time_ns(), job=job_id)
+            coalescer.ended(job_id, reply.work_us)
+            job_id = None
+            return reply
+        except asyncio.CancelledError:
+            if job_id is not None:
+                await self._strike_off(job_id, call_id)
+            raise
+        finally:
+            self.inbox.forget(call_id)
+            if job_id is not None:
+                coalescer.ended(job_id)
+
+    async def _strike_off(self, job_id: str, call_id: str) -> None:
+        """Tells the job to skip a call whose caller has left."""
+        try:
+            async with self.jobs.hub.redis.pipeline(transaction=False) as pipe:
+                pipe.sadd(keys.cancelled_calls(job_id), call_id)
+                pipe.expire(keys.cancelled_calls(job_id), 3600)
+                await pipe.execute()
+        except RedisError:
+            pass  # Redis is away: the job answers the call, and the reply is dropped

@@ -1,0 +1,113 @@
+"""Health follows the cells: a monitor per cell, one health status for all.
+
+Each cell's Redis is PINGed every HEALTH_EVERY; FAILED_PINGS missed in a
+row mark the cell down. A cell down takes no new calls (service/jobs/cells.py
+routes around it), and every reader waiting on its streams and its inbox
+gets UNAVAILABLE at once instead of waiting out a blocked read (clients
+retry, or resume with Watch). The instance says SERVING while at least one
+cell serves, so a load balancer sends nobody here who could only get
+UNAVAILABLE. Every MEMORY_EVERY ticks the monitor also reads the cell's
+memory (new work is refused while it is near its bound: memory_verdict)
+and counts the workers of each queue (the coalescers' jobs in flight).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from grpc_health.v1 import health_pb2
+from grpc_health.v1.health import aio as health_aio
+from prometheus_client import Counter, Gauge
+from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+
+from service.jobs.cells import Cell, Cells
+from service.jobs.queueing import memory_verdict
+from sudoku import connections
+from sudoku.v1 import sudoku_pb2 as pb
+
+log = logging.getLogger("sudoku.service")
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
+HEALTH_EVERY = 0.5  # seconds between Redis pings of the health monitor, and the longest a ping may take
+MEMORY_EVERY = 4  # pings between two looks at Redis's memory
+FAILED_PINGS = 2  # PINGs in a row Redis must miss to count as away
+
+CELL_UP = Gauge("sudoku_cell_up", "1 while this instance reaches the cell's Redis, 0 while it is down", ["cell"])
+CELL_DOWNS = Counter("sudoku_cell_downs", "Times this instance saw the cell go down", ["cell"])
+
+
+async def redis_ok(redis: AsyncRedis) -> bool:
+    try:
+        async with asyncio.timeout(HEALTH_EVERY):
+            await redis.ping()
+        return True
+    except (RedisError, OSError, TimeoutError):
+        return False
+
+
+class CellHealth:
+    def __init__(self, servicer: health_aio.HealthServicer, cells: Cells):
+        self.servicer = servicer
+        self.cells = cells
+        self.serving: bool | None = None
+
+    async def first_look(self) -> None:
+        """Each cell's state as the service starts, and the status it implies."""
+        for cell in self.cells.all:
+            cell.serving = await redis_ok(cell.redis)
+            if cell.serving:
+                with contextlib.suppress(RedisError, OSError):
+                    await cell.jobs.count_workers(cell.redis)
+            CELL_UP.labels(cell.name).set(int(cell.serving))
+        await self._update()
+
+    def monitors(self) -> list[asyncio.Task]:
+        return [asyncio.create_task(self._monitor(cell), name=f"health-{cell.name}") for cell in self.cells.all]
+
+    async def _update(self) -> None:
+        now = any(cell.serving for cell in self.cells.all)
+        if now == self.serving:
+            return
+        status = health_pb2.HealthCheckResponse.SERVING if now else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in ("", SERVICE_NAME):
+            await self.servicer.set(name, status)
+        self.serving = now
+
+    async def _monitor(self, cell: Cell) -> None:
+        tick = failures = 0
+        while True:
+            connections.raise_lost_cancel()  # App.stop cancels it, and awaits it
+            await asyncio.sleep(HEALTH_EVERY)
+            tick += 1
+            # One late PING may be this process's own event loop, busy; two in
+            # a row is Redis (or a process that cannot serve either).
+            failures = 0 if await redis_ok(cell.redis) else failures + 1
+            now = failures < FAILED_PINGS
+            if now and tick % MEMORY_EVERY == 0:
+                await self._look_closer(cell)
+            if not now and cell.serving:
+                for reader in (cell.hub, cell.inbox):
+                    reader.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
+            if now != cell.serving:
+                cell.serving = now
+                CELL_UP.labels(cell.name).set(int(now))
+                if not now:
+                    CELL_DOWNS.labels(cell.name).inc()
+                log.warning("cell %s (redis) %s", cell.name, "is back: serving" if now else "cannot be reached: down")
+                await self._update()
+
+    async def _look_closer(self, cell: Cell) -> None:
+        jobs = cell.jobs
+        try:
+            async with asyncio.timeout(HEALTH_EVERY):
+                verdict = memory_verdict(await cell.redis.info("memory"))
+                await jobs.count_workers(cell.redis)
+        except (RedisError, OSError, TimeoutError):
+            verdict = jobs.store_full
+        if verdict != jobs.store_full:
+            log.warning("cell %s: %s", cell.name, verdict or "the job store has room again: taking new work")
+        jobs.store_full = verdict

@@ -1,0 +1,494 @@
+"""The gRPC service: validate, queue, relay.
+
+Every RPC validates its request completely before anything is queued, then
+hands the work to RQ workers and relays what comes back. The searches run
+on the workers; the service runs the engine only for checks bounded before
+they start (a Generate's givens: their conflicts, and a count capped at a
+few guesses, service/batches/generating.py). Failures map to
+status codes a client can act on (see the proto's header comment).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import inspect
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+
+import grpc
+from google.protobuf.message_factory import GetMessageClass
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from redis import Redis
+from redis.exceptions import RedisError, ResponseError
+
+from service.batches.batch import BatchCounter
+from service.batches.callbudget import BudgetSpent, TooMany
+from service.batches.generating import Generator, NoPuzzle
+from service.batches.grading import Grader, grade_spec
+from service.batches.many import ManyCounter
+from service.http import web
+from service.jobs import futures, waiting
+from service.jobs.cache import ResultCache, count_key, grade_key, hint_key
+from service.jobs.cells import Cell, CellDown, Cells
+from service.jobs.queueing import QueueFull, StoreFull
+from service.jobs.shares import Shares
+from service.jobs.waiting import JobFailed, JobLost, JobStuck, ResultLost
+from service.rpc import admission, decoding, metrics, reflection_v1, security, validate
+from service.rpc.admission import FrameBudget, Saturated, message_rate
+from service.rpc.cellhealth import CellHealth
+from service.rpc.validate import Invalid
+from service.streams import relay
+from service.streams.hub import ShuttingDown
+from service.streams.pacing import Schedule
+from service.streams.positions import PositionGone
+from service.streams.relay import Relay, Trimmed
+from service.streams.stepping import Stepping
+from sudoku import cells, keys, lanes, tracing
+from sudoku.config import Settings
+from sudoku.v1 import sudoku_pb2 as pb
+from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+
+log = logging.getLogger("sudoku.service")
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
+
+
+class Unavailable(Exception):
+    """A failure the client should retry (UNAVAILABLE), with a message saying why."""
+
+
+def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
+    if isinstance(exc, Invalid):
+        return exc.code, str(exc)
+    if isinstance(exc, ShuttingDown):
+        return grpc.StatusCode.UNAVAILABLE, (
+            "the service is shutting down; resume with Watch(job_id, after_seq) on another instance"
+        )
+    if isinstance(exc, Saturated):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, (TooMany, BudgetSpent)):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, NoPuzzle):
+        return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
+    if isinstance(exc, QueueFull):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
+    if isinstance(exc, StoreFull):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, ResponseError) and str(exc).startswith("OOM"):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
+    if isinstance(exc, ResultLost):
+        return grpc.StatusCode.UNAVAILABLE, (
+            f"the job store lost this call's job {exc.job_id} (it restarted); send the requests not yet "
+            "answered again"
+        )
+    if isinstance(exc, JobLost):
+        return grpc.StatusCode.NOT_FOUND, (
+            f"job_id: the frames of job {exc.job_id} are gone (they expired, or were lost with a Redis "
+            "restart); submit the request again"
+        )
+    if isinstance(exc, PositionGone):
+        return grpc.StatusCode.NOT_FOUND, str(exc)
+    if isinstance(exc, (Unavailable, JobStuck, CellDown)):
+        return grpc.StatusCode.UNAVAILABLE, str(exc)
+    if isinstance(exc, LookupError):
+        return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
+    if isinstance(exc, Trimmed):
+        return grpc.StatusCode.OUT_OF_RANGE, (
+            f"after_seq: frames up to {exc.oldest - 1} were trimmed; the oldest available seq is {exc.oldest}"
+        )
+    if isinstance(exc, JobFailed):
+        return getattr(grpc.StatusCode, exc.code, grpc.StatusCode.ABORTED), exc.message
+    if isinstance(exc, (RedisError, OSError)):
+        return grpc.StatusCode.UNAVAILABLE, f"the job store is unavailable ({type(exc).__name__}: {exc}); retry"
+    return None
+
+
+# Ceilings that Limits gives under another name, in other units.
+LIMITS_RENAMED = {"stream_idle_s": ("stream_idle_ms", 1000)}
+
+
+def _serialized(message) -> bytes:
+    """A reply message's bytes; a reply that is bytes already (a coalesced call's) as it is."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def register(servicer: SudokuServicer, server: grpc.aio.Server) -> None:
+    """The servicer's methods on `server`, as sudoku_pb2_grpc would add them
+    but for the replies, which may be bytes (_serialized)."""
+    handlers_ = {}
+    for method in pb.DESCRIPTOR.services_by_name["Sudoku"].methods:
+        kind = (method.client_streaming, method.server_streaming)
+        make = {(False, False): grpc.unary_unary_rpc_method_handler, (False, True): grpc.unary_stream_rpc_method_handler,
+                (True, False): grpc.stream_unary_rpc_method_handler,
+                (True, True): grpc.stream_stream_rpc_method_handler}[kind]
+        handlers_[method.name] = make(getattr(servicer, method.name),
+                                      request_deserializer=GetMessageClass(method.input_type).FromString,
+                                      response_serializer=_serialized)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers_),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers_)
+
+
+def limits(settings: Settings) -> pb.Limits:
+    """GetLimits' reply: every setting marked a ceiling (sudoku/config.py), and the bound of small requests."""
+    reply = pb.Limits(max_request_bytes=decoding.SMALL_REQUEST_BYTES)
+    for f in dataclasses.fields(settings):
+        if f.metadata.get("ceiling"):
+            name, scale = LIMITS_RENAMED.get(f.name, (f.name, 1))
+            setattr(reply, name, getattr(settings, f.name) * scale)
+    return reply
+
+
+def statuses(method):
+    """Maps our exceptions to gRPC statuses, for unary and streaming methods."""
+
+    async def abort(exc: Exception, context) -> None:
+        if context.done():
+            # The call ended first (the client left, or the service is
+            # stopping): there is nobody to tell, and a client leaving is
+            # not an error of the service's.
+            log.debug("%s ended before its error could be sent: %r", method.__name__, exc)
+            return
+        status = _status_of(exc)
+        if status is None:
+            log.exception("unexpected error in %s", method.__name__)
+            status = (grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+        await context.abort(*status)
+
+    if inspect.isasyncgenfunction(method):
+
+        @functools.wraps(method)
+        async def stream(self, request, context):
+            with self.calls.running():
+                try:
+                    async for item in method(self, request, context):
+                        yield item
+                except Exception as exc:  # noqa: BLE001 - every error becomes a status
+                    if isinstance(exc, grpc.aio.AbortError):
+                        raise
+                    await abort(exc, context)
+
+        return stream
+
+    @functools.wraps(method)
+    async def unary(self, request, context):
+        with self.calls.running():
+            try:
+                return await method(self, request, context)
+            except Exception as exc:  # noqa: BLE001
+                if isinstance(exc, grpc.aio.AbortError):
+                    raise
+                await abort(exc, context)
+
+    return unary
+
+
+class Calls:
+    """The tasks running the servicer's calls, so that a stopping service
+    lets the calls it cut short finish their clean-up (which uses Redis)
+    before it closes its Redis clients."""
+
+    def __init__(self) -> None:
+        self.tasks: set[asyncio.Task] = set()
+
+    @contextlib.contextmanager
+    def running(self):
+        task = asyncio.current_task()
+        self.tasks.add(task)
+        try:
+            yield
+        finally:
+            self.tasks.discard(task)
+
+    async def settle(self, timeout: float) -> None:
+        """Waits `timeout` for the calls to end, then cancels those left and
+        waits for their clean-up (futures.settle: bounded whatever the grace,
+        so a stop with none still leaves nothing running)."""
+        await futures.settle(self.tasks, timeout)
+
+
+class SudokuServicer(pb_grpc.SudokuServicer):
+    def __init__(self, settings: Settings, cells: Cells, cache: ResultCache, shares: Shares):
+        self.settings = settings
+        self.calls = Calls()
+        self.cells = cells
+        self.shares = shares
+        self.cache = cache
+        # Positions are signed with one key for the whole deployment: with
+        # several cells it is a setting (check_cells), with one it lives there.
+        self.stepping = Stepping(settings, cells.all[0].redis)
+        self.batches = BatchCounter(settings, cells, cache, shares)
+        self.many = ManyCounter(settings, cells, shares)
+        self.grader = Grader(settings, cells, shares)
+        self.generator = Generator(settings, cells, shares)
+        self.frames = FrameBudget(settings.max_frame_rate, settings.max_frame_rate_per_connection)
+
+    @statuses
+    async def Solve(self, request: pb.SolveRequest, context):
+        cell = self.cells.for_claim(validate.request_id(request.request_id))
+        spec, adjustments = validate.solve_spec(request, self.settings, cell.jobs.new_job_id())
+        search = spec.view == "search"
+        fps = spec.fps if search and not request.pacing.unpaced else 0
+        runs = bool(fps and request.pacing.runs)
+        rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
+        with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
+            async for message in self._solve(cell, request, spec, adjustments, Schedule(fps, self._run_s(runs))):
+                yield message
+
+    def _run_s(self, runs: bool) -> float:
+        return self.settings.run_ms / 1000 if runs else 0.0
+
+    async def _play(self, cell: Cell, job_id: str, after_seq: int, schedule: Schedule, header: pb.Frame | None = None,
+                    search: bool = True):
+        """The messages of the job's frames after `after_seq`, to the end of
+        the stream (its last frame, or one made here when it was cancelled)."""
+        stops = cell.stops
+        async with stops.playing(job_id, counted=search) as playback, cell.watched.reading(job_id):
+            limit = await stops.stop_point(playback)
+            record = functools.partial(stops.record, job_id)
+            alive = functools.partial(_frames_alive, cell)
+            stream = Relay(cell.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record, alive)
+            async for message in stream.messages():
+                yield message
+                await stops.renew(playback)
+
+    async def _solve(self, cell: Cell, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
+        queued_at = time.monotonic()
+        trace = tracing.carrier()
+        job_id, first = await cell.jobs.start_solve(spec, adjustments, request)
+        finished = False
+        relayed = time.time_ns()
+        try:
+            if first is not None:
+                yield first  # written with the job: no need to read it back
+            async for message in self._play(cell, job_id, 0 if first is None else first.seq, schedule,
+                                            search=spec.view == "search"):
+                yield message
+            finished = True
+            if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
+                metrics.job_done("solve", queued_at)
+        finally:
+            if trace:
+                tracing.record("relay", trace, relayed, time.time_ns(), job=job_id, finished=finished)
+            if not finished and request.cancel_on_disconnect:
+                await futures.finish(self._cancel_quietly(cell, job_id))
+
+    async def _cancel_quietly(self, cell: Cell, job_id: str) -> None:
+        try:
+            await cell.stops.cancel(job_id)
+        except (LookupError, RedisError) as exc:
+            log.warning("cancel on disconnect of %s failed: %s", job_id, exc)
+
+    @statuses
+    async def Watch(self, request: pb.WatchRequest, context):
+        job_id = validate.job_id(request.job_id)
+        cell = self.cells.of_job(job_id)
+        stream = await relay.job_stream(cell.hub, job_id)
+        if request.after_seq + 1 < stream.oldest:
+            raise Trimmed(stream.oldest)
+        if request.after_seq > stream.last:
+            raise Invalid(f"after_seq: {request.after_seq} is past the job's last frame so far ({stream.last})")
+        if request.after_seq == stream.last and stream.finished:
+            return  # the client has seen everything
+        job = stream.first.job if stream.first is not None else pb.JobInfo()
+        search = job.view == pb.VIEW_SEARCH
+        fps = job.pacing.fps if search and not (request.unpaced or job.pacing.unpaced) else 0
+        runs = bool(fps and request.runs)
+        header = stream.first if request.after_seq > 0 else None
+        rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
+        with self.frames.reserve(rate, admission.peer(context)):
+            async for message in self._play(cell, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header,
+                                            search):
+                yield message
+
+    @statuses
+    async def Cancel(self, request: pb.CancelRequest, context):
+        job_id = validate.job_id(request.job_id)
+        return pb.CancelReply(cancelled=await self.cells.of_job(job_id).stops.cancel(job_id))
+
+    @statuses
+    async def GetLimits(self, request: pb.GetLimitsRequest, context):
+        return limits(self.settings)
+
+    # Step, Hint, Explain, Grade and CountSolutions are coalesced calls
+    # (service/jobs/calls.py): they return the reply message's bytes as the worker
+    # made them (register() serializes a message or passes bytes on).
+
+    @statuses
+    async def Step(self, request: pb.StepRequest, context):
+        return await self._unary("step", await self.stepping.spec(request), None, context)
+
+    @statuses
+    async def Hint(self, request: pb.HintRequest, context):
+        return await self._unary("hint", validate.hint_spec(request), hint_key, context)
+
+    @statuses
+    async def Explain(self, request: pb.ExplainRequest, context):
+        # Not cached: a path is long, and asked for once per puzzle.
+        return await self._unary("explain", validate.explain_spec(request), None, context)
+
+    @statuses
+    async def Grade(self, request: pb.GradeRequest, context):
+        return await self._unary("grade", grade_spec(request), grade_key, context)
+
+    @statuses
+    async def GradeMany(self, request_iterator, context):
+        async for reply in self.grader.replies(request_iterator, admission.peer(context)):
+            yield reply
+
+    @statuses
+    async def Generate(self, request: pb.GenerateRequest, context):
+        async for puzzle in self.generator.puzzles(request, admission.peer(context)):
+            yield puzzle
+
+    @statuses
+    async def CountSolutions(self, request: pb.CountRequest, context):
+        return await self._unary("count", validate.count_spec(request, self.settings), count_key, context)
+
+    async def _unary(self, kind: str, spec, cache_key, context) -> bytes:
+        """The reply's bytes of a coalesced call (the cache's, when it has them)."""
+        key = cache_key(spec) if cache_key is not None and self.cache.enabled else None
+        remaining = context.time_remaining()
+        deadline = time.time() + remaining if remaining is not None else None
+        cell = self.cells.for_key(key)
+        return await cell.unary.run(kind, spec, key, deadline, admission.peer(context))
+
+    @statuses
+    async def CountBatch(self, request_iterator, context):
+        async for reply in self.batches.replies(request_iterator, admission.peer(context)):
+            yield reply
+
+    @statuses
+    async def CountMany(self, request_iterator, context):
+        async for reply in self.many.replies(request_iterator, admission.peer(context)):
+            yield reply
+
+
+PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
+
+
+async def _frames_alive(cell: Cell, job_id: str) -> None:
+    """For a relay waiting on frames: raises when none can come any more."""
+    await waiting.alive(cell.hub.redis, job_id, keys.frames(job_id))
+
+
+def check_cells(settings: Settings) -> list[str]:
+    """The cells' URLs of REDIS_URL; SystemExit with a message when the
+    service cannot use them as written."""
+    try:
+        urls = cells.parse(settings.redis_url)
+    except cells.BadCells as exc:
+        raise SystemExit(f"sudoku-server: {exc}") from None
+    drained = drain_cells(settings, len(urls))
+    if len(drained) == len(urls):
+        raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r} drains every cell: "
+                         "no call could be taken")
+    if len(urls) > 1 and not settings.position_key:
+        # Each Redis would keep a position key of its own, and a Step
+        # position signed in one cell would be refused in another.
+        raise SystemExit(f"sudoku-server: REDIS_URL lists {len(urls)} cells: set SUDOKU_POSITION_KEY (the same on "
+                         "every service and worker), which signs Step positions across cells")
+    return urls
+
+
+def drain_cells(settings: Settings, cells_: int) -> set[int]:
+    """The cells SUDOKU_DRAIN_CELLS names (SystemExit when it names no cell of REDIS_URL)."""
+    drained = set()
+    for part in filter(None, (p.strip() for p in settings.drain_cells.split(","))):
+        if not part.isdigit() or int(part) >= cells_:
+            raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r}: {part!r} is not a cell "
+                             f"(REDIS_URL lists cells 0 to {cells_ - 1})")
+        drained.add(int(part))
+    return drained
+
+
+@dataclass
+class App:
+    """A running service: the gRPC server and its cells."""
+
+    settings: Settings
+    server: grpc.aio.Server
+    port: int
+    cells: Cells
+    health: CellHealth
+    servicer: SudokuServicer
+    tasks: list[asyncio.Task] = dataclasses.field(default_factory=list)  # health monitors, renewers
+    http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
+
+    @property
+    def sync_redis(self) -> Redis:
+        """The first cell's blocking client (tests, one-cell tools)."""
+        return self.cells.all[0].sync_redis
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful shutdown: health goes NOT_SERVING, open frame streams end
+        with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
+        refused, and unary calls in flight get `grace` seconds to finish."""
+        await futures.stop(self.tasks)
+        await self.health.servicer.enter_graceful_shutdown()
+        for cell in self.cells.all:
+            cell.hub.end_streams(keys.frames(""))
+        # Both ports at once: each gives its calls `grace`, then cuts them.
+        await asyncio.gather(self.server.stop(grace), *([self.http.stop(grace)] if self.http is not None else []))
+        await self.servicer.calls.settle(grace)
+        for cell in self.cells.all:
+            await cell.close()
+
+
+async def start(settings: Settings) -> App:
+    """Starts the service on settings.listen; returns once it is serving."""
+    security.check(settings)  # before anything is opened: a bad setting leaks nothing
+    web.check(settings)
+    urls = check_cells(settings)
+    shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
+                     lanes.BATCH: settings.caller_batch_jobs})
+    instance = uuid.uuid4().hex
+    drained = drain_cells(settings, len(urls))
+    cells_ = Cells([Cell(i, url, settings, shares, instance, draining=i in drained) for i, url in enumerate(urls)])
+    server = grpc.aio.server(
+        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(settings.max_message_bytes),
+                      admission.IdleStreams(settings.stream_idle_s),
+                      # innermost: its span per RPC wraps the handler itself (it takes
+                      # only handlers that are async generators, as ours are)
+                      *tracing.server_interceptors()],
+        maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
+            # gRPC's core cancels calls the server has not taken yet once
+            # more than 1,000 wait (CANCELLED, no message, about a second in),
+            # and those left waiting 30 s. A burst of calls below our own
+            # bound must reach the handlers, which answer or refuse with a
+            # status that says why.
+            ("grpc.server.max_pending_requests", max(PENDING_CALLS, settings.max_concurrent_rpcs)),
+            ("grpc.server.max_pending_requests_hard_limit", 3 * max(PENDING_CALLS, settings.max_concurrent_rpcs)),
+        ],
+    )
+    servicer = SudokuServicer(settings, cells_, ResultCache(settings.cache_ttl_s), shares)
+    register(servicer, server)
+    health = CellHealth(health_aio.HealthServicer(), cells_)
+    health_pb2_grpc.add_HealthServicer_to_server(health.servicer, server)
+    reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
+    port = security.add_port(server, settings)
+    if port == 0:
+        raise OSError(f"cannot listen on {settings.listen}")
+    for cell in cells_.all:
+        cell.start()
+    await server.start()
+    app = App(settings, server, port, cells_, health, servicer)
+    if settings.http_listen:
+        try:
+            app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
+        except BaseException:
+            await app.stop(0)
+            raise
+    await health.first_look()
+    app.tasks = [*health.monitors(),
+                 *(asyncio.create_task(cell.watched.renew(), name=f"watched-{cell.name}") for cell in cells_.all)]
+    return app
