@@ -43,16 +43,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# The C engine is built in place (worker/_engine*.so): when it is gone
+# The C engine is built in place (sudoku/_engine*.so): when it is gone
 # (`git clean -fdX`, a switch of branch), install again instead of trusting
 # the stamp, so no test imports a missing or stale build.
-ENGINE_BUILT := $(wildcard worker/_engine*.so)
+ENGINE_BUILT := $(wildcard sudoku/_engine*.so)
 engine-missing:
-$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
+$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard sudoku/csrc/* sudoku/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
 	$(BIN)/python -m pip install -q -e .
 	@touch $@
 
-$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard worker/csrc/* worker/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
+$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard sudoku/csrc/* sudoku/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $@ $(BIN)/.installed
 
@@ -118,8 +118,8 @@ web: $(BIN)/.installed-test
 
 # The engine tests against the C extension built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, under `python -X dev`. The build goes to
-# build/sanitize/ (the normal one in worker/ is untouched) and is put first
-# on worker.__path__ for this run only. Any report fails the run: ASan stops
+# build/sanitize/ (the normal one in sudoku/ is untouched) and is put first
+# on sudoku.__path__ for this run only. Any report fails the run: ASan stops
 # at its first error, UBSan too (-fno-sanitize-recover), and --capture=sys
 # leaves their reports on stderr. Choices:
 # - detect_leaks=0: CPython does not free everything at exit, by design, so
@@ -133,8 +133,8 @@ web: $(BIN)/.installed-test
 # - allocator_may_return_null: tests asking for absurd sizes get MemoryError.
 SANITIZE := $(CURDIR)/build/sanitize
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-SANITIZE_RUN := import sys, pytest, worker; worker.__path__.insert(0, "$(SANITIZE)/lib/worker"); \
-	import worker._engine as e; print("sanitized engine:", e.__file__, flush=True); \
+SANITIZE_RUN := import sys, pytest, sudoku; sudoku.__path__.insert(0, "$(SANITIZE)/lib/sudoku"); \
+	import sudoku._engine as e; print("sanitized engine:", e.__file__, flush=True); \
 	assert e.__file__.startswith("$(SANITIZE)/"), "not the sanitized build"; \
 	sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "--capture=sys", *sys.argv[1:]]))
 
@@ -152,4 +152,4 @@ else
 endif
 
 clean:
-	rm -rf $(VENV) $(NEWEST_RQ) build *.egg-info worker/*.so
+	rm -rf $(VENV) $(NEWEST_RQ) build *.egg-info sudoku/*.so

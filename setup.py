@@ -6,7 +6,7 @@ import platform
 
 from setuptools import Extension, setup
 
-CSRC = "worker/csrc"
+CSRC = "sudoku/csrc"
 
 
 def compile_args() -> list[str]:
@@ -26,7 +26,7 @@ def compile_args() -> list[str]:
 setup(
     ext_modules=[
         Extension(
-            "worker._engine",
+            "sudoku._engine",
             sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/logic.c", f"{CSRC}/generate.c",
                      f"{CSRC}/enginemodule.c"],
             depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h", f"{CSRC}/logic.h", f"{CSRC}/generate.h",

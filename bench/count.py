@@ -44,9 +44,9 @@ import grpc  # noqa: E402
 from bench.stack import percentile, puzzles, sudoku_server  # noqa: E402
 from client import Client  # noqa: E402
 from client.requests import MANY_CHUNK  # noqa: E402
+from sudoku import engine  # noqa: E402
 from sudoku.v1 import sudoku_pb2 as pb  # noqa: E402
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc  # noqa: E402
-from worker import engine  # noqa: E402
 
 
 def relabelled(puzzle: str, rng: random.Random) -> str:

@@ -1,4 +1,4 @@
-"""Figures for worker.engine, each against a baseline measured in the same run.
+"""Figures for sudoku.engine, each against a baseline measured in the same run.
 
     python bench/engine.py [--only stepper,fastpath,memory,sets] [--puzzles DIR]
                            [--repeat 5] [--sample 20] [--max-puzzles N]
@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import statistics
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,8 +54,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import norvig  # noqa: E402  (bench/, not part of the package)
 
+from sudoku.engine import Stepper, count, count_many, solve  # noqa: E402
 from worker import reference  # noqa: E402
-from worker.engine import Stepper, count, count_many, solve  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 STRATEGIES: list[tuple[str, dict[str, Any]]] = [

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the repository, for `bench`
 
 from bench.stack import sample, sampled_sets  # noqa: E402
-from worker import engine  # noqa: E402
+from sudoku import engine  # noqa: E402
 from worker.hints import candidates, hint  # noqa: E402
 
 LEVELS = ("EASY", "MEDIUM", "HARD", "EXPERT", "EXTREME")

@@ -43,7 +43,8 @@ import sys
 import time
 from pathlib import Path
 
-from worker.generate import generate, puzzle_seed
+from sudoku.seeds import puzzle_seed
+from worker.generate import generate
 from worker.logic import grade_many
 
 LEVELS = [("easy", 1, "easy"), ("medium", 2, "intermediate"), ("hard", 3, "expert"),
@@ -92,7 +93,11 @@ def qqwing_rate(qqwing: str, difficulty: str, seconds: float) -> tuple[float, li
 # A child's measurement, run in the tree under test (its `worker` package).
 CHILD = """
 import json, sys, time
-from worker.generate import generate, puzzle_seed
+try:
+    from sudoku.seeds import puzzle_seed
+except ImportError:  # a tree from before sudoku/seeds.py
+    from worker.generate import puzzle_seed
+from worker.generate import generate
 seconds, rnd = float(sys.argv[1]), int(sys.argv[2])
 rates = {}
 for level in range(1, 6):

@@ -37,10 +37,11 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the repository, for `bench` and `service`
 
 from bench.stack import percentile, puzzles, sudoku_server  # noqa: E402
+from sudoku import engine  # noqa: E402
+from sudoku.grid import PEERS  # noqa: E402
 from sudoku.v1 import sudoku_pb2 as pb  # noqa: E402
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc  # noqa: E402
-from worker import engine, logic  # noqa: E402
-from sudoku.grid import PEERS  # noqa: E402
+from worker import logic  # noqa: E402
 from worker.hints import candidates, hint  # noqa: E402
 
 

@@ -58,8 +58,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[0] = str(ROOT)  # the repository, for `bench` and `worker`
 
 from bench.stack import percentile, sample  # noqa: E402
+from sudoku import engine  # noqa: E402
 from sudoku.grid import PEERS  # noqa: E402
-from worker import engine, logic  # noqa: E402
+from worker import logic  # noqa: E402
 from worker.hints import candidates  # noqa: E402
 
 SINGLES = {"FULL_HOUSE", "NAKED_SINGLE", "HIDDEN_SINGLE"}

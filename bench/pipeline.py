@@ -45,9 +45,9 @@ import grpc  # noqa: E402
 from redis import Redis  # noqa: E402
 
 from bench.stack import free_port, percentile, puzzles  # noqa: E402
+from sudoku import engine  # noqa: E402
 from sudoku.v1 import sudoku_pb2 as pb  # noqa: E402
 from tests.puzzles import transformed  # noqa: E402
-from worker import engine  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 ROOT = Path(__file__).resolve().parent.parent

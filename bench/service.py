@@ -30,9 +30,9 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 import grpc  # noqa: E402
 
 from bench.stack import percentile, puzzles, sudoku_server  # noqa: E402
+from sudoku import engine  # noqa: E402
 from sudoku.v1 import sudoku_pb2 as pb  # noqa: E402
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc  # noqa: E402
-from worker import engine  # noqa: E402
 
 
 def timed(call, requests) -> list[float]:

@@ -37,6 +37,10 @@ import hashlib
 import hmac
 import secrets
 
+import grpc
+
+from sudoku.errors import CallError
+
 VERSION = 1
 ID_BYTES = 4
 TAG_BYTES = 16
@@ -54,8 +58,10 @@ class BadPosition(ValueError):
     """Bytes that are not a position made here, or a position altered; str() says so."""
 
 
-class PositionGone(Exception):
+class PositionGone(CallError):
     """A position signed under a key no longer known (or never known)."""
+
+    code = grpc.StatusCode.NOT_FOUND
 
     def __init__(self, step: int):
         self.step = step

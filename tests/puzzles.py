@@ -81,7 +81,7 @@ def long_boards(n: int) -> list[str]:
     """Boards whose count to a million solutions takes seconds each: the
     multi-solution 16-clue ones with the most solutions, relabelled (the
     same count, but not the same board, so no cache answers twice)."""
-    from worker import engine
+    from sudoku import engine
 
     slow = [b for b in puzzles("multi_solution_16_clue")[:20]
             if not engine.count(b, limit=10**6, max_steps=200_000)[1]]

@@ -11,11 +11,11 @@ import pytest
 
 from service.jobs.cache import count_key, hint_key
 from service.rpc.validate import count_spec, hint_spec
+from sudoku import engine
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
 from tests.stack import until, until_steady
-from worker import engine
 
 TIMEOUT = 60
 

@@ -20,7 +20,7 @@ from redis import Redis
 from rq import Worker
 
 from service.rpc.server import check_cells
-from sudoku import cells, keys
+from sudoku import cells, engine, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import long_boards, puzzles, relabelled
@@ -33,7 +33,6 @@ from tests.stack import (
     supervise_in_background,
     until,
 )
-from worker import engine
 from worker.supervisor import Supervisor
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps

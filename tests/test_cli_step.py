@@ -19,11 +19,11 @@ import uuid
 
 import pytest
 
+from sudoku.engine import Stepper
 from tests.puzzles import is_completion, puzzles
 from tests.stack import until
 from tests.test_cli import COMMAND
 from worker import reference
-from worker.engine import Stepper
 
 pytestmark = [
     pytest.mark.slow,  # a terminal drawn and read back key by key

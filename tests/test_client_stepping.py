@@ -14,10 +14,10 @@ import pytest
 from client import AsyncClient, Client, SudokuError
 from client.stepping import StepSearch
 from sudoku import keys
+from sudoku.engine import Stepper
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import WIKIPEDIA, is_completion, puzzles
 from worker import reference
-from worker.engine import Stepper
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 

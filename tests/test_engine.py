@@ -1,4 +1,4 @@
-"""worker.engine: the stepper's exact semantics and the fast path's answers."""
+"""sudoku.engine: the stepper's exact semantics and the fast path's answers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sudoku.engine import Stepper, bad_boards, count, count_many, pack_boards, parse_board, solve
 from tests.puzzles import (
     EMPTY,
     WIKIPEDIA,
@@ -20,7 +21,6 @@ from tests.puzzles import (
     is_completion,
     read,
 )
-from worker.engine import Stepper, bad_boards, count, count_many, pack_boards, parse_board, solve
 
 OPTIONS = [
     {"strategy": "naive"},

@@ -1,4 +1,4 @@
-"""worker.engine under arbitrary input (hypothesis): it never crashes; it
+"""sudoku.engine under arbitrary input (hypothesis): it never crashes; it
 either raises ValueError/TypeError or gives a result consistent with itself,
 with the puzzle and with the Python reference."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sudoku.engine import Stepper, count, parse_board, solve
 from tests.puzzles import WIKIPEDIA_SOLUTION, is_completion
 from worker import logic, reference
-from worker.engine import Stepper, count, parse_board, solve
 
 FUZZ = settings(max_examples=300, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from sudoku import _engine, engine
 from sudoku.grid import is_solution_of
+from sudoku.seeds import puzzle_seed
 from tests.puzzles import puzzles
-from worker import _engine, engine, logic
-from worker.generate import NoPuzzle, generate, puzzle_seed
+from worker import logic
+from worker.generate import NoPuzzle, generate
 
 LEVELS = {"EASY": 1, "MEDIUM": 2, "HARD": 3, "EXPERT": 4, "EXTREME": 5}
 

@@ -1,4 +1,4 @@
-"""worker.engine on bad input: a clear exception with a useful message, never a crash.
+"""sudoku.engine on bad input: a clear exception with a useful message, never a crash.
 
 parse_board is the one validator (the gRPC service shows its messages to
 users), so its messages are pinned exactly.
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
+from sudoku.engine import Stepper, count, parse_board, solve
 from tests.puzzles import EMPTY, WIKIPEDIA
 from worker import reference
-from worker.engine import Stepper, count, parse_board, solve
 
 CELL_CHARS = set("123456789.0")
 SPACES = set(" \t\n\r\v\f")

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from sudoku import engine
 from sudoku.grid import PEERS, UNITS, cell_name
 from tests.puzzles import DATA, read
-from worker import engine, logic
+from worker import logic
 from worker.hints import candidates
 
 ALL = 0x1FF

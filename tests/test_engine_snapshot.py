@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sudoku.engine import Stepper
 from tests.puzzles import EMPTY, WIKIPEDIA, all_puzzles, puzzles
 from worker import reference
-from worker.engine import Stepper
 
 OPTIONS = [
     {"strategy": "naive"},

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from sudoku.engine import Stepper
 from tests.puzzles import EMPTY, WIKIPEDIA, all_puzzles
 from worker import reference
-from worker.engine import Stepper
 
 OPTIONS = [
     {"strategy": "naive"},

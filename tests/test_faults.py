@@ -23,14 +23,13 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from launcher.embedded_redis import EmbeddedRedis
-from sudoku import keys
+from sudoku import engine, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.faults import POISON_SEED, STALLS
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
-from worker import engine
 from worker.supervisor import Supervisor
 
 EASY = puzzles("qqwing_easy")[0]

@@ -7,13 +7,12 @@ import uuid
 
 import pytest
 
-from sudoku import keys
+from sudoku import engine, keys
 from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import draw
 from tests.puzzles import puzzles
 from tests.stack import started_attempt
-from worker import engine
 from worker.frames import boundaries, net_change
 from worker.solving import SolveRun
 

@@ -8,10 +8,11 @@ import grpc
 import pytest
 
 from client import Client
+from sudoku import engine
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc
 from tests.puzzles import puzzles
-from worker import engine, logic
+from worker import logic
 
 TIMEOUT = 60
 

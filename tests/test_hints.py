@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from google.protobuf.json_format import MessageToDict, ParseDict
 
+from sudoku import engine
 from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, check_entries, to_string, to_values
 from sudoku.replies import hint_reply
 from sudoku.v1.sudoku_pb2 import HintReply
 from tests.puzzles import puzzles
-from worker import engine
 from worker.hints import FROM_SOLUTION_REASON, candidates, hint
 
 # qqwing "easy": unique, and singles solve it.

@@ -1,5 +1,6 @@
 """What each package may import: sudoku/ sits below the service and the
-workers, and the client stands alone (its own distribution has no worker
+workers, which never import each other; the launcher (sudoku-server) sits
+above both; and the client stands alone (its own distribution has no worker
 and no service). Checked on the source, every import of every module."""
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # package: the packages of this repo it must not import
 FORBIDDEN = {
-    "worker": {"service", "client"},
-    "sudoku": {"service", "worker", "client"},
-    "client": {"service", "worker"},
+    "service": {"worker", "client", "launcher"},
+    "worker": {"service", "client", "launcher"},
+    "sudoku": {"service", "worker", "client", "launcher"},
+    "client": {"service", "worker", "launcher"},
 }
 
 

@@ -23,10 +23,10 @@ from rq import Queue
 
 from service.rpc.metrics import QueueDepth
 from sudoku import keys
+from sudoku.metrics import Endpoint
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.stack import free_port, reap, start_sudoku_server, until
-from worker.metrics import Endpoint
 
 BOARD = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 TIMEOUT = 30

@@ -28,10 +28,11 @@ from pathlib import Path
 import pytest
 
 from client.frames import draw, split
+from sudoku import engine
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import is_completion
 from tests.stack import until
-from worker import engine, hints, logic, reference
+from worker import hints, logic, reference
 
 # A browser, and a wait for each drawing: seconds a test.
 pytestmark = pytest.mark.slow

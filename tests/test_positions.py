@@ -15,10 +15,10 @@ from service.streams import positions as service_positions
 from service.streams.positions import Positions
 from sudoku import keys, positions
 from sudoku.config import Settings
+from sudoku.engine import Stepper
 from sudoku.positions import BadPosition, KeyRing, PositionGone, seal, unseal
 from tests.puzzles import puzzles
 from worker import stepping
-from worker.engine import Stepper
 
 HARD = puzzles("norvig_hardest")[0]
 

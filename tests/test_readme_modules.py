@@ -23,6 +23,6 @@ def modules() -> list[str]:
 
 def test_how_it_runs_names_every_module():
     text = how_it_runs()
-    # A folder named with its trailing slash names the files in it (worker/csrc/logic/).
+    # A folder named with its trailing slash names the files in it (sudoku/csrc/logic/).
     missing = [m for m in modules() if f"`{m}`" not in text and f"`{m.rsplit('/', 1)[0]}/`" not in text]
     assert not missing, f"README's \"How it runs\" names no row for: {', '.join(missing)}"

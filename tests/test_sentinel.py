@@ -20,14 +20,19 @@ import grpc
 import pytest
 from redis import Redis
 
-from sudoku import cells, connections
+from sudoku import cells, connections, engine
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import puzzles, relabelled
 from tests.stack import (
-    SYSTEM_REDIS, ServiceThread, SystemRedis, free_port, make_settings, supervise_in_background, until,
+    SYSTEM_REDIS,
+    ServiceThread,
+    SystemRedis,
+    free_port,
+    make_settings,
+    supervise_in_background,
+    until,
 )
-from worker import engine
 from worker.supervisor import Supervisor
 
 pytestmark = pytest.mark.slow  # seconds of load on each side of a failover

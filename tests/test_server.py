@@ -13,13 +13,12 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from rq.job import Job
 
 from client.frames import split
-from sudoku import keys
+from sudoku import engine, keys
 from sudoku.grid import is_solution_of
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import attached, draw
 from tests.puzzles import ENDLESS, WIKIPEDIA, WIKIPEDIA_SOLUTION, puzzles
 from tests.stack import until
-from worker import engine
 from worker.hints import candidates
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps

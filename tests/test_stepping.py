@@ -17,11 +17,11 @@ from connectrpc.errors import ConnectError
 
 from client.frames import Drawing, pairs
 from sudoku import keys, positions
+from sudoku.engine import Stepper
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, WIKIPEDIA, is_completion, puzzles
 from tests.test_web import Api, base_url
 from worker import reference
-from worker.engine import Stepper
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps; mrv: 1,675
 KNOWN_STEPS = {"naive": 671_215, "mrv": 1_675}  # README's figures for this puzzle

@@ -1,5 +1,9 @@
-"""The worker side of the Sudoku service: RQ job functions and the search engine.
+"""The worker side of the Sudoku service: RQ's workers and the job functions
+they run (solves and their frames, coalesced calls, batches, hints, grades,
+generation, Step).
 
-The engine is `worker.engine` (the C stepper and fast path); `worker.reference`
-is the pure-Python stepper the C one is tested against.
+The C engine they call is below both the workers and the service
+(`sudoku.engine`, the stepper and fast path; `worker.logic`, the human
+solver's import point, and `worker.generate` use the same extension);
+`worker.reference` is the pure-Python stepper the C one is tested against.
 """

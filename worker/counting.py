@@ -17,10 +17,9 @@ from typing import Any
 
 from redis import Redis
 
-from sudoku import keys
+from sudoku import engine, keys
 from sudoku.specs import CountManySpec, CountSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import engine
 
 
 class BoardsGone(LookupError):

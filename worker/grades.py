@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from worker import engine, logic
+from sudoku import engine
+from worker import logic
 from worker.hints import NeedsHarder
 
 VERDICTS = {0: "NONE", 1: "UNIQUE", 2: "MULTIPLE", -1: "UNKNOWN"}

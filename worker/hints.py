@@ -62,8 +62,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from sudoku import engine
 from sudoku.grid import ALL_VALUES, UNITS, UNITS_OF, Unit, cell_name, check_entries, check_pencil_marks, to_string
-from worker import engine, logic
+from worker import logic
 from worker.sentences import reason as step_reason
 
 # The indices into UNITS of each cell's row, column and box, for mask lookups.

@@ -1,7 +1,7 @@
 """The human solver: logical steps, whole logical solutions, and grades.
 
-Everything runs in C (worker/csrc/logic.c, a file per technique family in
-worker/csrc/logic/, contract in logic.h); this module gives its tuples names. Boards are as in worker.engine (81 cells, '1'-'9',
+Everything runs in C (sudoku/csrc/logic.c, a file per technique family in
+sudoku/csrc/logic/, contract in logic.h); this module gives its tuples names. Boards are as in sudoku.engine (81 cells, '1'-'9',
 '.' or '0'); pencil marks are 81 masks, bit v-1 for value v, the candidates
 the player kept in each blank cell (masks of filled cells are ignored).
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from worker import _engine
+from sudoku import _engine
 
 TECHNIQUES: tuple[str, ...] = _engine.TECHNIQUES  # name by technique number
 LEVELS: tuple[int, ...] = _engine.LEVELS  # level (1-5) by technique number

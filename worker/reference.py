@@ -1,9 +1,9 @@
 """The stepper again, in plain Python: the oracle the C one is tested against.
 
 Same constructor, `run`, `skip`, `export`, `resume` and state attributes as
-`worker.engine.Stepper`, and the same event sequence and counters, step for
+`sudoku.engine.Stepper`, and the same event sequence and counters, step for
 step, the same snapshot bytes and the same verdict (and message) on any
-snapshot (the contract is in worker/csrc/stepper.h and the worker.engine
+snapshot (the contract is in sudoku/csrc/stepper.h and the sudoku.engine
 docstring). It is written to be
 read next to that contract, not to be fast: candidates are recomputed from
 the units' used values whenever they are needed, where the C keeps them up to
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import SupportsIndex
 
-from worker._engine import parse_board
+from sudoku._engine import parse_board
 
 STRATEGIES = ("mrv", "naive")
 TIE_BREAKS = ("rotate", "first", "random")
@@ -125,7 +125,7 @@ def check_count(name: str, value: object, minimum: int) -> int:
 
 
 class Stepper:
-    """A resumable depth-first search; see worker.engine for the contract."""
+    """A resumable depth-first search; see sudoku.engine for the contract."""
 
     def __init__(self, board: str, *, strategy: str = "mrv", tie_break: str = "rotate",
                  seed: int = 0, max_steps: int | None = None, limit: int = 1) -> None:

@@ -16,10 +16,9 @@ from typing import Any
 from redis import Redis
 from rq.job import Job
 
-from sudoku import keys
+from sudoku import engine, keys
 from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import engine
 from worker.attempt import Attempt
 from worker.frames import MAX_LISTED_STEPS, Snapshot, boundaries, finish, search_frame
 from worker.stream import FrameSink, write_error

@@ -1,7 +1,7 @@
 """A Step call: the next steps of a search a learner steps through (Sudoku.Step).
 
 One call of a coalesced job (worker/calls.py), like a hint. The search
-starts from the spec's board, or resumes from its snapshot (worker.engine:
+starts from the spec's board, or resumes from its snapshot (sudoku.engine:
 the engine checks every byte of it, which came back from a client through
 the service's signature check), takes `skip` steps without events, then
 `steps` steps whose events it returns, and exports the snapshot of where it
@@ -23,12 +23,11 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq import get_current_job
 
-from sudoku import keys, positions
+from sudoku import engine, keys, positions
 from sudoku.lanes import CHEAP_SOLVE_STEPS
 from sudoku.positions import KeyRing
 from sudoku.specs import StepSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import engine
 
 log = logging.getLogger("sudoku.worker")
 

@@ -1,13 +1,13 @@
 /*
- * fastpath_bench.c: correctness checks and timing of worker/csrc/fastpath.c
+ * fastpath_bench.c: correctness checks and timing of sudoku/csrc/fastpath.c
  * alone (no Python).
  *
  * Build (same flags as setup.py), from the repository root:
  *   make -C bench/c                      # -O3 -mpopcnt build: fastpath_bench
  *   make -C bench/c asan                 # ASan + UBSan build: fastpath_bench_asan
  * or by hand:
- *   gcc -O3 -std=c11 -Wall -Wextra -mpopcnt -Iworker/csrc \
- *       bench/c/fastpath_bench.c worker/csrc/fastpath.c -o fastpath_bench
+ *   gcc -O3 -std=c11 -Wall -Wextra -mpopcnt -Isudoku/csrc \
+ *       bench/c/fastpath_bench.c sudoku/csrc/fastpath.c -o fastpath_bench
  *
  * Usage:
  *   fastpath_bench FILE EXPECTED [REPEATS]

@@ -25,17 +25,18 @@ from redis.asyncio import Redis
 
 from service.jobs.queueing import new_job_id
 from sudoku import keys
+from sudoku.errors import Exhausted
 
 # How long the cancel flag stays: longer than any job of the call can wait
 # in the queue and run.
 CANCEL_TTL_S = 24 * 3600
 
 
-class BudgetSpent(Exception):
+class BudgetSpent(Exhausted):
     """The call has taken all the worker time a call may take."""
 
 
-class TooMany(Exception):
+class TooMany(Exhausted):
     """The call sent more boards (or requests) than max_batch."""
 
 

@@ -1,7 +1,7 @@
 """Generate: new puzzles of a level, streamed in order (worker/generate.py).
 
 The request is checked first (INVALID_ARGUMENT naming the field). Puzzle i
-is made from its own seed (worker.generate.puzzle_seed), so the same seed
+is made from its own seed (sudoku.seeds.puzzle_seed), so the same seed
 gives the same puzzles however they are split: into jobs of
 `generate_job_size` seeds through the call's fan-out (service/batches/fanout.py:
 jobs in flight, the call's worker time, its caller's share, the stop when it
@@ -15,16 +15,18 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator, Iterator
 
+import grpc
+
 from service.batches.callbudget import BudgetSpent
 from service.batches.fanout import FanOut, Part, Unit, failed
 from service.jobs.shares import Shares
 from service.rpc import validate
 from service.rpc.validate import Invalid
-from sudoku import grid, replies
+from sudoku import engine, grid, replies
 from sudoku.config import Settings
+from sudoku.errors import CallError
+from sudoku.seeds import puzzle_seed
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import engine
-from worker.generate import puzzle_seed
 
 SYMMETRIES = {pb.SYMMETRY_UNSPECIFIED: "none", pb.SYMMETRY_NONE: "none",
               pb.SYMMETRY_ROTATIONAL: "rotational", pb.SYMMETRY_MIRROR: "mirror"}
@@ -35,8 +37,10 @@ GENERATE_MS_PER_PUZZLE = 10_000
 GIVENS_CHECK_GUESSES = 10_000
 
 
-class NoPuzzle(Exception):
+class NoPuzzle(CallError):
     """A job found no puzzle of the level (the kept givens may forbid it)."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
 
 
 def generate_options(request: pb.GenerateRequest, settings: Settings) -> tuple[int, int, int, str, str]:

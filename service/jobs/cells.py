@@ -34,6 +34,7 @@ from service.streams.watched import Watched
 from sudoku import cells as cell_ids
 from sudoku import connections
 from sudoku.config import Settings
+from sudoku.errors import Unavailable
 
 REDIS_CONNECTIONS = 100  # async Redis connections at most per cell: the shared pool's, and the enqueue script's own
 REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAILABLE
@@ -41,7 +42,7 @@ REDIS_WAIT_S = 3  # a command waits this long for a free connection, then UNAVAI
 ROUTED = Counter("sudoku_cell_calls", "Calls and batch jobs sent to each cell", ["cell"])
 
 
-class CellDown(Exception):
+class CellDown(Unavailable):
     """No cell that may take the call can be reached (UNAVAILABLE)."""
 
 

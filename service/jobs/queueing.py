@@ -28,15 +28,19 @@ from service.rpc.validate import Invalid
 from service.streams.hub import StreamHub
 from sudoku import cells, keys, lanes, tracing
 from sudoku.config import Settings
+from sudoku.errors import Exhausted
 from sudoku.specs import SolveSpec, Spec
 from sudoku.v1 import sudoku_pb2 as pb
 
 
-class QueueFull(Exception):
+class QueueFull(Exhausted):
     """More jobs are waiting than the configured bound."""
 
+    def details(self) -> str:
+        return f"queue full: {self}"
 
-class StoreFull(Exception):
+
+class StoreFull(Exhausted):
     """Redis is near its memory bound: new work is refused before Redis
     would refuse the writes of work already queued."""
 

@@ -19,12 +19,14 @@ from base64 import b64decode
 from datetime import datetime
 from typing import Any
 
+import grpc
 from redis.asyncio import Redis as AsyncRedis
 from rq.job import Job
 from rq.results import Result
 
 from service.streams.hub import StreamHub
 from sudoku import keys
+from sudoku.errors import CallError, Unavailable
 
 # A stream with no new frame (or result) for this long asks whether its job
 # can still write one (a worker may be computing; the job may also have been lost).
@@ -37,23 +39,30 @@ STUCK_SLACK_S = 10
 TERMINAL_FAILURES = {Result.Type.FAILED, Result.Type.STOPPED, Result.Type.MAX_RETRIES_EXCEEDED}
 
 
-class JobFailed(Exception):
+class JobFailed(CallError):
     """The job failed on every attempt: its result stream holds a failure,
     or its frame stream ends with an error entry instead of a last frame."""
 
     def __init__(self, code: str, message: str):
         super().__init__(message)
-        self.code = code
+        # the worker names the status; one it cannot have is ABORTED
+        self.code = getattr(grpc.StatusCode, code, grpc.StatusCode.ABORTED)
         self.message = message
 
 
-class JobLost(Exception):
+class JobLost(CallError):
     """The job's state is gone from Redis before it ended: the Redis it was
     queued on restarted empty (or evicted it). Nothing will ever finish it."""
+
+    code = grpc.StatusCode.NOT_FOUND
 
     def __init__(self, job_id: str):
         super().__init__(job_id)
         self.job_id = job_id
+
+    def details(self) -> str:
+        return (f"job_id: the frames of job {self.job_id} are gone (they expired, or were lost with a Redis "
+                "restart); submit the request again")
 
 
 class ResultLost(JobLost):
@@ -64,8 +73,14 @@ class ResultLost(JobLost):
     UNAVAILABLE, which the client library retries (client/batches.py
     resends a batch call's unanswered requests)."""
 
+    code = grpc.StatusCode.UNAVAILABLE
 
-class JobStuck(Exception):
+    def details(self) -> str:
+        return (f"the job store lost this call's job {self.job_id} (it restarted); send the requests not yet "
+                "answered again")
+
+
+class JobStuck(Unavailable):
     """The job has been running for longer than its own timeout: no worker
     is making progress on it (they are all stopped, or gone)."""
 

@@ -29,6 +29,7 @@ import grpc
 from grpc._cython import cygrpc
 
 from service.rpc import handlers
+from sudoku.errors import Exhausted
 
 # An unpaced stream goes as fast as its client reads (one alone takes ~3,000
 # frames/s on loopback); it is counted as this many, so that by default at
@@ -36,7 +37,7 @@ from service.rpc import handlers
 UNPACED_RATE = 100.0
 
 
-class Saturated(Exception):
+class Saturated(Exhausted):
     """The process, or this connection's share, has promised all it can."""
 
 

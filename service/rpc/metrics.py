@@ -3,8 +3,8 @@
 Everything here is kept off the request path's Redis: counters and
 histograms are in-process (a few dictionary look-ups per call), and the
 queue depth is read only when Prometheus scrapes, one pipelined round trip
-per scrape. The workers' metrics (worker.metrics) come from their
-multiprocess files and are served by the same endpoint.
+per scrape. The workers' metrics (worker/metrics.py) come from their
+multiprocess files and are served by the same endpoint (sudoku/metrics.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from rq import Queue
 
 from service.rpc import handlers
 from sudoku import keys
-from worker import metrics as worker_metrics
+from sudoku import metrics as shared_metrics
 
 log = logging.getLogger("sudoku.metrics")
 
@@ -50,7 +50,7 @@ JOB_LATENCY = Histogram(
     "sudoku_job_latency_seconds",
     "Time from queueing a job to its result reaching the service, by job kind",
     ["kind"],
-    buckets=worker_metrics.DURATION_BUCKETS,
+    buckets=shared_metrics.DURATION_BUCKETS,
 )
 
 
@@ -181,13 +181,13 @@ def registry(cells, workers_dir: str | None) -> CollectorRegistry:
     exposed.register(_Forward(REGISTRY))
     exposed.register(QueueDepth({cell.name: cell.sync_redis for cell in cells.all}))
     if workers_dir:
-        worker_metrics.add_workers(exposed, workers_dir)
+        shared_metrics.add_workers(exposed, workers_dir)
     return exposed
 
 
-def serve(settings, app, workers_dir: str | None) -> worker_metrics.Endpoint | None:
+def serve(settings, app, workers_dir: str | None) -> shared_metrics.Endpoint | None:
     """sudoku-server's /metrics endpoint (None when metrics_port is 0)."""
     if settings.metrics_port == 0:
         return None
     exposed = registry(app.cells, workers_dir)
-    return worker_metrics.Endpoint(exposed, settings.metrics_host, settings.metrics_port)
+    return shared_metrics.Endpoint(exposed, settings.metrics_host, settings.metrics_port)

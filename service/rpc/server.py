@@ -28,29 +28,25 @@ from redis import Redis
 from redis.exceptions import RedisError, ResponseError
 
 from service.batches.batch import BatchCounter
-from service.batches.callbudget import BudgetSpent, TooMany
-from service.batches.generating import Generator, NoPuzzle
+from service.batches.generating import Generator
 from service.batches.grading import Grader, grade_spec
 from service.batches.many import ManyCounter
 from service.http import web
 from service.jobs import futures, waiting
 from service.jobs.cache import ResultCache, count_key, grade_key, hint_key
-from service.jobs.cells import Cell, CellDown, Cells
-from service.jobs.queueing import QueueFull, StoreFull
+from service.jobs.cells import Cell, Cells
 from service.jobs.shares import Shares
-from service.jobs.waiting import JobFailed, JobLost, JobStuck, ResultLost
 from service.rpc import admission, decoding, metrics, reflection_v1, security, validate
-from service.rpc.admission import FrameBudget, Saturated, message_rate
+from service.rpc.admission import FrameBudget, message_rate
 from service.rpc.cellhealth import CellHealth
 from service.rpc.validate import Invalid
 from service.streams import relay
-from service.streams.hub import ShuttingDown
 from service.streams.pacing import Schedule
-from service.streams.positions import PositionGone
 from service.streams.relay import Relay, Trimmed
 from service.streams.stepping import Stepping
 from sudoku import cells, keys, lanes, tracing
 from sudoku.config import Settings
+from sudoku.errors import CallError
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
@@ -59,51 +55,15 @@ log = logging.getLogger("sudoku.service")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
 
 
-class Unavailable(Exception):
-    """A failure the client should retry (UNAVAILABLE), with a message saying why."""
-
-
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
-    if isinstance(exc, Invalid):
-        return exc.code, str(exc)
-    if isinstance(exc, ShuttingDown):
-        return grpc.StatusCode.UNAVAILABLE, (
-            "the service is shutting down; resume with Watch(job_id, after_seq) on another instance"
-        )
-    if isinstance(exc, Saturated):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
-    if isinstance(exc, (TooMany, BudgetSpent)):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
-    if isinstance(exc, NoPuzzle):
-        return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
-    if isinstance(exc, QueueFull):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, f"queue full: {exc}"
-    if isinstance(exc, StoreFull):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    """The status our errors carry (sudoku/errors.py), or that of a failure of
+    what we call; None for a bug (INTERNAL, logged)."""
+    if isinstance(exc, CallError):
+        return exc.code, exc.details()
     if isinstance(exc, ResponseError) and str(exc).startswith("OOM"):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
-    if isinstance(exc, ResultLost):
-        return grpc.StatusCode.UNAVAILABLE, (
-            f"the job store lost this call's job {exc.job_id} (it restarted); send the requests not yet "
-            "answered again"
-        )
-    if isinstance(exc, JobLost):
-        return grpc.StatusCode.NOT_FOUND, (
-            f"job_id: the frames of job {exc.job_id} are gone (they expired, or were lost with a Redis "
-            "restart); submit the request again"
-        )
-    if isinstance(exc, PositionGone):
-        return grpc.StatusCode.NOT_FOUND, str(exc)
-    if isinstance(exc, (Unavailable, JobStuck, CellDown)):
-        return grpc.StatusCode.UNAVAILABLE, str(exc)
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
-    if isinstance(exc, Trimmed):
-        return grpc.StatusCode.OUT_OF_RANGE, (
-            f"after_seq: frames up to {exc.oldest - 1} were trimmed; the oldest available seq is {exc.oldest}"
-        )
-    if isinstance(exc, JobFailed):
-        return getattr(grpc.StatusCode, exc.code, grpc.StatusCode.ABORTED), exc.message
     if isinstance(exc, (RedisError, OSError)):
         return grpc.StatusCode.UNAVAILABLE, f"the job store is unavailable ({type(exc).__name__}: {exc}); retry"
     return None

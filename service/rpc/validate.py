@@ -13,11 +13,11 @@ from collections.abc import Iterable
 import grpc
 
 from service.rpc.decoding import Undecodable
-from sudoku import grid
+from sudoku import engine, grid
 from sudoku.config import Settings
+from sudoku.errors import CallError
 from sudoku.specs import CountSpec, ExplainSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import engine
 
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -32,7 +32,7 @@ TIE_BREAKS = {
 VIEWS = {pb.VIEW_UNSPECIFIED: "final", pb.VIEW_FINAL: "final", pb.VIEW_SEARCH: "search"}
 
 
-class Invalid(ValueError):
+class Invalid(CallError, ValueError):
     """A request is wrong; str() is the message for the client, `code` its
     status: INVALID_ARGUMENT, or RESOURCE_EXHAUSTED for a request over its
     RPC's size bound (service/rpc/decoding.py), which is refused unread."""

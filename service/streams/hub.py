@@ -27,6 +27,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.jobs import futures
 from sudoku import connections, keys
+from sudoku.errors import Unavailable
 
 log = logging.getLogger("sudoku.hub")
 
@@ -183,8 +184,11 @@ class _Shard:
                         waiter.future.set_exception(exc)
 
 
-class ShuttingDown(Exception):
+class ShuttingDown(Unavailable):
     """The service is stopping; the reader should end its stream."""
+
+    def details(self) -> str:
+        return "the service is shutting down; resume with Watch(job_id, after_seq) on another instance"
 
 
 class StreamHub:

@@ -17,22 +17,31 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
+import grpc
+
 from service.jobs.waiting import IDLE_CHECK_S, JobFailed
 from service.streams.hub import ShuttingDown, StreamHub
 from service.streams.pacing import Schedule
 from sudoku import connections, keys
+from sudoku.errors import CallError
 from sudoku.v1 import sudoku_pb2 as pb
 
 # Entries read back at a time when looking for the keyframe before a frame.
 KEYFRAME_SEARCH = 64
 
 
-class Trimmed(Exception):
+class Trimmed(CallError):
     """The frames after the requested seq are gone; `oldest` is available."""
+
+    code = grpc.StatusCode.OUT_OF_RANGE
 
     def __init__(self, oldest: int):
         super().__init__(oldest)
         self.oldest = oldest
+
+    def details(self) -> str:
+        return (f"after_seq: frames up to {self.oldest - 1} were trimmed; the oldest available seq is "
+                f"{self.oldest}")
 
 
 @dataclass

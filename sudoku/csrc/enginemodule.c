@@ -1,5 +1,5 @@
 /*
- * enginemodule.c: the CPython binding of the engine, `worker._engine`.
+ * enginemodule.c: the CPython binding of the engine, `sudoku._engine`.
  *
  * Thin by design: the searches live in stepper.c, fastpath.c, logic.c and
  * generate.c (pure C);
@@ -599,7 +599,7 @@ PyDoc_STRVAR(Stepper_doc,
 "Stepper(board, *, strategy='mrv', tie_break='rotate', seed=0,\n"
 "        max_steps=None, limit=1)\n\n"
 "An observable, resumable depth-first search of one Sudoku board. A step\n"
-"is one placement or one retraction; see worker.engine for the contract.\n"
+"is one placement or one retraction; see sudoku.engine for the contract.\n"
 "A Stepper is used by one thread at a time: a call while another thread\n"
 "runs it raises RuntimeError.");
 
@@ -614,7 +614,7 @@ static PyType_Slot Stepper_slots[] = {
 };
 
 static PyType_Spec Stepper_spec = {
-    .name = "worker._engine.Stepper",
+    .name = "sudoku._engine.Stepper",
     .basicsize = sizeof(StepperObject),
     .itemsize = 0,
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
@@ -1422,11 +1422,11 @@ static PyModuleDef_Slot engine_slots[] = {
 
 PyDoc_STRVAR(engine_doc,
 "The Sudoku engine in C: the observable Stepper and the unwatched fast\n"
-"path (solve, count). Import it through worker.engine.");
+"path (solve, count). Import it through sudoku.engine.");
 
 static struct PyModuleDef engine_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "worker._engine",
+    .m_name = "sudoku._engine",
     .m_doc = engine_doc,
     .m_size = sizeof(engine_state),
     .m_methods = engine_methods,

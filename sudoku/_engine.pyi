@@ -1,4 +1,4 @@
-"""Typed stubs of the C extension worker._engine; the contract is in worker.engine."""
+"""Typed stubs of the C extension sudoku._engine; the contract is in sudoku.engine."""
 
 from typing import Literal, final
 

@@ -1,6 +1,6 @@
 """The Sudoku search engine: an observable stepper and an unwatched fast path.
 
-Everything here is implemented in C (worker/csrc, contract in stepper.h and
+Everything here is implemented in C (sudoku/csrc, contract in stepper.h and
 fastpath.h); this module is the import point with the documented contract.
 
 Boards
@@ -67,6 +67,6 @@ Threads
     raises RuntimeError in the second.
 """
 
-from worker._engine import Stepper, bad_boards, count, count_many, pack_boards, parse_board, solve
+from sudoku._engine import Stepper, bad_boards, count, count_many, pack_boards, parse_board, solve
 
 __all__ = ["Stepper", "bad_boards", "count", "count_many", "pack_boards", "parse_board", "solve"]
