@@ -42,7 +42,7 @@ class _Slot:
 class Supervisor:
     """`count` workers on every queue, and `interactive` more that take only
     interactive jobs (Solve, Hint, CountSolutions), so that batch calls,
-    however long, never occupy every worker (README, "Limits").
+    however long, never occupy every worker (docs/operations.md, "Limits").
 
     When `redis_url` lists several cells (sudoku/cells.py), each worker
     serves one: the `count` are dealt out over the cells, at least one

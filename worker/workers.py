@@ -2,8 +2,8 @@
 
 Why SimpleWorker by default: RQ's default Worker forks a work horse per
 job, and most of that cost is RQ's set-up in the child; SimpleWorker runs
-the job in-process (README, "Workers", has the figures). Its drawbacks are
-handled here and in worker/recovery.py:
+the job in-process (docs/architecture.md, "Workers", has the figures). Its
+drawbacks are handled here and in worker/recovery.py:
 
 - It sends no heartbeat while a job runs, so a killed worker's job would sit
   in STARTED for job_timeout + 60 s. A thread renews the job's registry
@@ -175,7 +175,7 @@ class ForkingSudokuWorker(Liveness, Worker):
 
     Each job runs in a forked child, so a crash in a job cannot take the
     worker down, at the cost of RQ's per-job set-up in the child (see
-    README: "Workers"). SUDOKU_WORKER_CLASS=fork selects it.
+    docs/architecture.md: "Workers"). SUDOKU_WORKER_CLASS=fork selects it.
     """
 
     def __init__(self, *args, **kwargs):
