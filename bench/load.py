@@ -28,7 +28,7 @@ CountMany calls. Meanwhile, on their own schedules:
   connection with a window of 0 (the connection attacks from 127.0.0.3).
 
 At the end: calls sent, completed, failed by status code (each must be one
-the README documents for the fault: UNAVAILABLE after the client's retries,
+that docs/delivery.md documents for the fault: UNAVAILABLE after the client's retries,
 NOT_FOUND for a lost job, RESOURCE_EXHAUSTED), lost (sent and never
 answered within the call's deadline: must be 0), wrong or contradicting
 results (a wrong answer, a stream whose frames do not draw consistently or
@@ -63,7 +63,7 @@ from sudoku.v1 import sudoku_pb2 as pb  # noqa: E402
 from tests.stack import SYSTEM_REDIS, SystemRedis  # noqa: E402
 
 CALL_TIMEOUT = 60.0
-# What the README documents a client may see from a fault, after the
+# What docs/delivery.md documents a client may see from a fault, after the
 # client library's own retries.
 DOCUMENTED = {"UNAVAILABLE", "NOT_FOUND", "RESOURCE_EXHAUSTED"}
 # A client's patience with a service whose Redis restarts: about 15 s of retries.

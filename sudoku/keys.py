@@ -8,7 +8,7 @@ from __future__ import annotations
 
 PREFIX = "sudoku"
 
-# RQ queues, one per lane (service/costs.py): jobs whose worst case is
+# RQ queues, one per lane (sudoku/lanes.py): jobs whose worst case is
 # cheap (the workers kept for interactive calls take only these), the
 # expensive ones, and the jobs of batch calls. Workers take them in this
 # order, so a generator streaming a million puzzles cannot starve a phone

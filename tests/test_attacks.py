@@ -1,7 +1,7 @@
 """Attacks on both ports, made as an attacker makes them: real sockets, real
 gzip, real HTTP/2 frames, against a real service and its workers. Each test
 runs the attack for a bounded time while an honest client of its own
-connection keeps calling, and checks what README's "Security" and "Limits"
+connection keeps calling, and checks what docs/operations.md's "Security" and "Limits"
 promise: the attack is refused by the bound that names it, and the honest
 calls are answered meanwhile (their latencies are printed; bench/attacks.py
 measures them against the targets). Where the promise is about the event

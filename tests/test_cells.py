@@ -155,7 +155,7 @@ def test_calls_spread_over_the_cells_and_answer_right(two_cells):
 
 
 def test_rq_info_shows_each_cell_as_a_plain_rq_deployment(two_cells):
-    """`rq info -u <a cell's URL>` (RQ's own command, README "Cells") lists
+    """`rq info -u <a cell's URL>` (RQ's own command, docs/architecture.md "Cells") lists
     that cell's workers and queues, and none of the other cell's."""
     servers, service, _ = two_cells
     with grpc.insecure_channel(service.address) as channel:

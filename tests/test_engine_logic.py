@@ -607,7 +607,7 @@ def test_whole_games_on_a_sample_of_the_full_sets(name):
 
 
 # Each technique at HoDoKu's level (its easy, medium, hard, unfair as our expert, extreme),
-# as README's ladder table lists them.
+# as docs/hints.md's ladder table lists them.
 LEVEL_OF = {
     "easy": "FULL_HOUSE NAKED_SINGLE HIDDEN_SINGLE",
     "medium": "LOCKED_PAIR LOCKED_TRIPLE POINTING CLAIMING NAKED_PAIR NAKED_TRIPLE HIDDEN_PAIR HIDDEN_TRIPLE",

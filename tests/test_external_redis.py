@@ -3,7 +3,7 @@ down and restarted empty under load. The service and the workers reconnect
 by themselves; clients see only OK, UNAVAILABLE or, for a watched job whose
 frames vanished with Redis, NOT_FOUND that says so (the client library then
 submits the request again; a batch call resumes); no call waits longer than the bounds of
-sudoku/connections.py. README, "Delivery and failure semantics".
+sudoku/connections.py. docs/delivery.md, "Delivery and failure semantics".
 
 Needs Debian's `redis-server` package (.ci/run installs it); skipped with a
 message where it is missing, except in CI, where that is a failure.

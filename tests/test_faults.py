@@ -1,7 +1,7 @@
 """Faults injected for real: workers SIGKILLed and SIGTERMed, a poison job,
 clients vanishing, overload, Redis restarting, the service shutting down.
-Each test states its pass criterion; README's "Delivery and failure
-semantics" promises what they check."""
+Each test states its pass criterion; docs/delivery.md, "Delivery and
+failure semantics", promises what they check."""
 
 from __future__ import annotations
 
@@ -456,7 +456,7 @@ def server_process(redis_url, workers):
 def test_a_thousand_open_streams_with_slow_readers_keep_memory_bounded(server_process):
     """1,000 concurrent streams whose clients read one frame and then stop
     reading: the service holds a bounded amount for each (a few tens of KB,
-    README), not the job's frames."""
+    docs/performance.md), not the job's frames."""
     address, proc = server_process
     with grpc.insecure_channel(address) as channel:
         request = pb.SolveRequest(board=puzzles("norvig_hardest")[0], strategy=pb.STRATEGY_NAIVE,

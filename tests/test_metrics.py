@@ -1,4 +1,4 @@
-"""Prometheus metrics: `sudoku-server` run as README says, scraped over HTTP
+"""Prometheus metrics: `sudoku-server` run as docs/operations.md says, scraped over HTTP
 after a few calls, with its workers' metrics from their own processes; and
 the request counter's status codes in-process."""
 

@@ -24,7 +24,7 @@ from tests.test_web import Api, base_url
 from worker import reference
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps; mrv: 1,675
-KNOWN_STEPS = {"naive": 671_215, "mrv": 1_675}  # README's figures for this puzzle
+KNOWN_STEPS = {"naive": 671_215, "mrv": 1_675}  # docs/client.md's and docs/stepping.md's figures for this puzzle
 STRATEGIES = {"naive": pb.STRATEGY_NAIVE, "mrv": pb.STRATEGY_MRV}
 TIMEOUT = 60
 CONFLICTING = "55" + "." * 79

@@ -129,7 +129,7 @@ def test_tracing_is_off_unless_the_otel_variables_ask_for_it():
 
 
 def test_with_tracing_on_the_http_port_answers_as_before(traced):
-    """The HTTP port's calls carry no trace context yet (README, Traces):
+    """The HTTP port's calls carry no trace context yet (docs/operations.md, Traces):
     with tracing on they are answered as ever, plain and gzipped."""
     _, _, _, http_address = traced
     body = json.dumps({"givens": WIKIPEDIA}).encode()

@@ -5,7 +5,7 @@
 protobuf JSON form (proto field names, enums by name, zeros left out), which
 ``pb.GradeReply(**reply)`` makes the message. ``grade_board(board,
 max_level, max_guesses)`` grades one within those bounds (the cheap lane's,
-service/costs.py), or raises NeedsHarder where they do not reach: the same
+sudoku/lanes.py), or raises NeedsHarder where they do not reach: the same
 grade as grade_boards' when they do, since the ladder takes the easiest
 step at every state, and one that never needed a harder one took none.
 """

@@ -76,7 +76,7 @@ NO_SOLUTION_REASON = "the givens have no solution, though no two of them break a
 
 class NeedsHarder(Exception):
     """No step was found within the `max_level` asked for, below the top of
-    the ladder: the call goes on with the whole ladder (service/costs.py
+    the ladder: the call goes on with the whole ladder (sudoku/lanes.py
     runs it in the heavy lane)."""
 
 

@@ -11,7 +11,8 @@ scripts (sudoku/scripts.py): START registers the execution and reads the
 job, FINISH commits a success and reads what the next loop needs. Beside
 the dequeue's BLPOP and those two, a job costs at most a heartbeat a
 second (and a second START where the heartbeat's TTL depends on the job:
-see start_job). README's "Workers" has the figures (bench/service.py).
+see start_job). docs/architecture.md's "Workers" has the figures
+(bench/service.py).
 
 Only the success path is scripted. A job that raises, returns Retry, repeats,
 is deleted on success (result_ttl=0) or kept for ever goes through RQ's own

@@ -1,7 +1,7 @@
 """Recovering the work of workers that died: one pass a second, by one worker.
 
-Two kinds of job are lost when a worker dies (README, "Delivery and
-failure semantics"):
+Two kinds of job are lost when a worker dies (docs/delivery.md, "Delivery
+and failure semantics"):
 
 - A job it was running. Its heartbeat (worker/workers.py) stops, so the
   job's entry in RQ's StartedJobRegistry expires within seconds, and RQ's
@@ -21,7 +21,7 @@ is gone, is struck off; a job whose status still says "queued" but whose id
 is on no queue is a suspect, and a suspect still missing a second later is
 pushed back onto its queue. (The second look is what keeps a job that a
 live worker has just popped, and is about to register, from running twice;
-if one ever does, our jobs are safe to run twice: README, "Delivery".)
+if one ever does, our jobs are safe to run twice: docs/delivery.md.)
 """
 
 from __future__ import annotations

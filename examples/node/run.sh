@@ -17,7 +17,7 @@ npm run --silent build
 "$VENV/bin/sudoku-server" --listen "127.0.0.1:$GRPC_PORT" --http-listen "127.0.0.1:$HTTP_PORT" \
     --metrics-port 0 --workers 2 > server.log 2>&1 &
 SERVER=$!
-# SIGTERM stops the service, its workers and its Redis (service/launcher.py).
+# SIGTERM stops the service, its workers and its Redis (launcher/main.py).
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 300); do
     grep -q "listening on" server.log && break

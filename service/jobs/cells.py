@@ -142,7 +142,7 @@ class Cells:
         if not request_id or len(self.all) == 1:
             return self.least_loaded()
         # A cell being drained takes no new claims: a retry of an id it
-        # holds may start a job elsewhere (README, "Cells").
+        # holds may start a job elsewhere (docs/architecture.md, "Cells: past one Redis").
         cell = max((c for c in self.all if not c.draining), key=lambda cell: _weight(request_id, cell))
         if not cell.serving:
             raise CellDown(f"request_id: its cell ({cell.index}) cannot be reached, and an id is never claimed "
