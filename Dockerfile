@@ -11,6 +11,7 @@ COPY sudoku sudoku
 COPY worker worker
 COPY service service
 COPY client client
+COPY launcher launcher
 RUN pip install --no-cache-dir . && useradd --system sudoku
 USER sudoku
 EXPOSE 50051 8080

@@ -16,12 +16,12 @@ from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from sudoku import keys, replies
+from sudoku import engine, keys, replies
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import free_port, until, until_steady
-from worker import counting, engine
+from worker import counting
 from worker.workers import SudokuWorker
 
 TIMEOUT = 60
