@@ -240,8 +240,8 @@ def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_kil
               timeout=30)
         recovered = min(t for t in load.ok_at if t > killed + promoted) - killed
         # Every part of the service follows: the pooled commands (Hint,
-        # CountSolutions), the frame readers (a watched Solve) and the
-        # cancel follower, each on a connection it holds.
+        # CountSolutions) and the hub's connections, which read a watched
+        # Solve's frames and the cancels.
         until(lambda: all(any(t > killed + promoted for t in ok) for ok in load.kinds_ok_at.values()),
               "every kind of call succeeded on the new primary", timeout=30)
         assert_a_paced_stream_ends_on_cancel(service.address)

@@ -67,7 +67,7 @@ class Cell:
         self.redis = connections.service_pool(url, REDIS_CONNECTIONS, REDIS_WAIT_S)
         self.sync_redis = connections.service_sync(url)
         self.hub = StreamHub(url, self.redis)
-        self.stops = Stops(url, self.redis, settings.stream_ttl_s)
+        self.stops = Stops(self.hub, settings.stream_ttl_s)
         self.enqueuer = Enqueuer(self.redis, slots=REDIS_CONNECTIONS)
         self.jobs = Jobs(settings, self.sync_redis, self.hub, self.enqueuer, cell=self.index)
         self.inbox = Inbox(url, self.instance)

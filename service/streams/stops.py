@@ -23,18 +23,16 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.jobs import futures
+from service.streams.hub import StreamHub
 from service.streams.relay import is_last
 from sudoku import connections, keys, scripts
 
 log = logging.getLogger("sudoku.stops")
 
-BLOCK_MS = 5_000  # the follower re-issues its XREAD this often when idle
+FOLLOW_S = 5.0  # an idle follower looks at self.closing this often
 CANCELS_KEPT = 10_000  # entries of keys.CANCELS kept (approximately)
 # A stream's entry in the playbacks set counts for this long unless renewed,
 # so one left by a process that died stops counting; streams renew theirs.
@@ -67,16 +65,16 @@ class Playback:
 
 
 class Stops:
-    def __init__(self, url: str, redis: Redis, ttl_s: int):
-        self.redis = redis  # the shared pool: short commands
-        # Its own connection, blocked in XREAD most of the time (as the hub's shards).
-        self.follower = connections.service_blocking(url, BLOCK_MS / 1000)
+    def __init__(self, hub: StreamHub, ttl_s: int):
+        self.redis = hub.redis  # the shared pool: short commands
+        # The cancels are one more stream the hub waits on, beside the frames.
+        self.hub = hub
         self.ttl_s = ttl_s
         self.open: dict[str, set[Playback]] = {}
         self.task: asyncio.Task | None = None
         self.leaving = futures.Outliving()  # playbacks being removed from Redis
         self.closing = False
-        self._record_max = redis.register_script(scripts.RECORD_MAX.source)
+        self._record_max = self.redis.register_script(scripts.RECORD_MAX.source)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._follow(), name="stops")
@@ -86,14 +84,7 @@ class Stops:
         await self.leaving.close(grace=1.0)
         self.closing = True
         if self.task is not None:
-            # redis-py may swallow a cancellation that lands in a blocked
-            # read; closing the connection under it ends the read either way.
-            self.task.cancel()
-            await asyncio.wait((self.task,), timeout=0.5)
-            await self.follower.aclose()
             await futures.stop([self.task])
-        else:
-            await self.follower.aclose()
 
     async def _follow(self) -> None:
         last_id = None
@@ -101,25 +92,20 @@ class Stops:
         while not self.closing:
             try:
                 if last_id is None:  # from now on: older cancels found their streams then
-                    newest = await self.follower.xrevrange(keys.CANCELS, count=1)
+                    newest = await self.redis.xrevrange(keys.CANCELS, count=1)
                     last_id = newest[0][0].decode() if newest else "0-0"
-                reply = await self.follower.xread({keys.CANCELS: last_id}, count=100, block=BLOCK_MS)
+                entries = await self.hub.wait(keys.CANCELS, last_id, timeout=FOLLOW_S)
                 failures = 0
-            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            except (RedisError, OSError) as exc:
                 # Streams opened meanwhile read the cancel record themselves;
                 # on reconnecting, the cancels written meanwhile are read too.
                 log.warning("following cancels: %s; reconnecting", exc)
                 await asyncio.sleep(connections.reconnect_delay(failures))
                 failures += 1
                 continue
-            except RedisError:
-                log.exception("following cancels failed")
-                await asyncio.sleep(connections.RECONNECT_DELAYS[-1])
-                continue
-            for _, entries in reply or ():
-                for entry_id, fields in entries:
-                    last_id = entry_id.decode()
-                    self._stop_here(fields[b"job"].decode())
+            for entry_id, fields in entries:
+                last_id = entry_id
+                self._stop_here(fields[b"job"].decode())
 
     def _stop_here(self, job_id: str) -> None:
         for playback in self.open.get(job_id, ()):
