@@ -1,6 +1,7 @@
 """Drawing a solve's frames, or a stepped search's steps, the way a client shows them.
 
-The proto's recipe: each message is a frame and, with runs, the frames
+The proto's recipe (sudoku/frames.py; this module adds the checks of the
+stream's contract, and the kinds of cells): each message is a frame and, with runs, the frames
 of its `next_frames`; start from the first frame's board; apply each
 frame's `steps` or `changes` in order (value 0 clears a cell); a frame with
 a non-empty `board` (a keyframe) then replaces the drawing. The first frame
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from sudoku.frames import apply_pairs, pairs, split
 from sudoku.v1 import sudoku_pb2 as pb
 
 CellKind = Literal["given", "entry", "search", "blank"]
@@ -24,22 +26,6 @@ CellKind = Literal["given", "entry", "search", "blank"]
 
 class FrameError(ValueError):
     """The frames break the stream's contract (a gap, a disagreeing keyframe)."""
-
-
-def split(message: pb.Frame) -> list[pb.Frame]:
-    """The frames of one message: itself, then its `next_frames` (a run)."""
-    if not message.next_frames:
-        return [message]
-    rest = list(message.next_frames)
-    first = pb.Frame()
-    first.CopyFrom(message)
-    first.ClearField("next_frames")
-    return [first, *rest]
-
-
-def pairs(data: bytes) -> list[tuple[int, int]]:
-    """(cell, value) pairs of a frame's `steps` or `changes`."""
-    return [(data[i], data[i + 1]) for i in range(0, len(data), 2)]
 
 
 class Drawing:
@@ -81,8 +67,7 @@ class Drawing:
             if not frame.board:
                 raise FrameError(f"the first frame ({frame.seq}) has no board: a drawing starts at a keyframe")
             self.board = list(frame.board)
-        for cell, value in pairs(frame.steps or frame.changes):
-            self.board[cell] = str(value) if value else "."
+        apply_pairs(self.board, frame.steps or frame.changes)
         if frame.board:
             if in_step and "".join(self.board) != frame.board:
                 raise FrameError(f"keyframe {frame.seq} disagrees with the drawn board")

@@ -24,6 +24,7 @@ from service.streams.hub import ShuttingDown, StreamHub
 from service.streams.pacing import Schedule
 from sudoku import connections, keys
 from sudoku.errors import CallError
+from sudoku.frames import apply
 from sudoku.v1 import sudoku_pb2 as pb
 
 # Entries read back at a time when looking for the keyframe before a frame.
@@ -77,16 +78,6 @@ def decode(fields: dict[bytes, bytes]) -> pb.Frame:
         error = json.loads(fields[b"e"])
         raise JobFailed(error["code"], error["message"])
     return pb.Frame.FromString(fields[b"f"])
-
-
-def apply(board: list[str], frame: pb.Frame) -> None:
-    """The proto's drawing recipe, for one frame."""
-    data = frame.steps or frame.changes
-    for i in range(0, len(data), 2):
-        value = data[i + 1]
-        board[data[i]] = chr(48 + value) if value else "."
-    if frame.board:
-        board[:] = frame.board
 
 
 async def board_after(hub: StreamHub, job_id: str, seq: int) -> tuple[str, pb.Frame] | None:
