@@ -67,6 +67,51 @@ class Unit:
     tasks: list[asyncio.Task] = field(default_factory=list)
 
 
+@dataclass
+class Stretch:
+    """Up to a job's worth of a many-boards request's positions: `count`
+    boards from position `start`, of which `valid` (positions from `start`)
+    go to a job and `errors` (position from `start`: message) were refused;
+    the valid ones are boards[first * 81 : (first + len(valid)) * 81] of the
+    request's packed valid boards."""
+
+    start: int
+    count: int
+    valid: list[int]
+    errors: dict[int, str]
+    first: int
+
+    def boards(self, packed):
+        return packed[self.first * 81:(self.first + len(self.valid)) * 81]
+
+
+def stretches(n: int, size: int, positions: list[int], errors: dict[int, str]) -> list[Stretch]:
+    """A request of `n` boards (`positions` the valid ones', in order) in
+    stretches of `size` positions (CountMany, GradeMany)."""
+    made, taken = [], 0
+    for start in range(0, n, size):
+        count = min(size, n - start)
+        valid = [p - start for p in positions[taken:taken + size] if p < start + count]
+        made.append(Stretch(start, count, valid, {p - start: m for p, m in errors.items() if start <= p < start + count},
+                            taken))
+        taken += len(valid)
+    return made
+
+
+def joined(parts: list[Stretch], answers: list[Reply], failed: Callable[[Stretch, str], bytes]) -> list[bytes]:
+    """One reply of the stretches' pieces in order: each job's answer as it
+    came, or for a stretch without a job, or whose job failed, `failed`'s
+    piece (given the failure's message, "" when there was no job)."""
+    pieces, answered = [], iter(answers)
+    for stretch in parts:
+        answer = next(answered) if stretch.valid else None
+        if answer is not None and answer.code is None:
+            pieces.append(answer.data)
+        else:
+            pieces.append(failed(stretch, answer.message if answer is not None else ""))
+    return [b"".join(pieces)]
+
+
 class FanOut:
     """The jobs of one call. `peer` is its caller (for its share);
     `cells.spread()` gives each job its cell (service/jobs/cells.py): a call's

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from service.batches.callbudget import TooMany
-from service.batches.fanout import FanOut, Part, Unit
+from service.batches.fanout import FanOut, Part, Stretch, Unit, joined, stretches
 from service.jobs.shares import Shares
 from service.rpc import validate
 from service.rpc.validate import Invalid
@@ -60,31 +60,14 @@ class Grader:
             yield self._unit(packed.decode("ascii"), positions, errors, n)
 
     def _unit(self, boards: str, positions: list[int], errors: dict[int, str], n: int) -> Unit:
-        size = self.settings.grade_job_size
-        ranges, parts = [], []
-        taken = 0
-        for start in range(0, n, size):
-            count = min(size, n - start)
-            valid = [p - start for p in positions[taken : taken + size] if p < start + size]
-            local_errors = {p - start: m for p, m in errors.items() if start <= p < start + count}
-            ranges.append((start, count, valid, local_errors))
-            if valid:
-                spec = {"boards": boards[taken * 81 : (taken + len(valid)) * 81], "start": start, "n": count,
-                        "valid": valid, "errors": [[p, m] for p, m in local_errors.items()]}
-                parts.append(Part("grade_many", spec, len(valid) * GRADE_MS_PER_BOARD))
-            taken += len(valid)
+        parts = stretches(n, self.settings.grade_job_size, positions, errors)
+        jobs = [Part("grade_many", {"boards": s.boards(boards), "start": s.start, "n": s.count, "valid": s.valid,
+                                    "errors": [[p, m] for p, m in s.errors.items()]},
+                     len(s.valid) * GRADE_MS_PER_BOARD) for s in parts if s.valid]
 
-        def made(answers) -> list[bytes]:
-            pieces, answered = [], iter(answers)
-            for start, count, valid, local_errors in ranges:
-                answer = next(answered) if valid else None
-                if answer is not None and answer.code is None:
-                    pieces.append(answer.data)
-                    continue
-                failure = answer.message if answer is not None else ""
-                grades = [pb.GradeReply(error=replies.error("INVALID_ARGUMENT", local_errors[p])) if p in local_errors
-                          else pb.GradeReply(error=replies.error("ABORTED", failure)) for p in range(count)]
-                pieces.append(replies.grade_many_part(start, grades))
-            return [b"".join(pieces)]
+        def failed(s: Stretch, failure: str) -> bytes:
+            return replies.grade_many_part(s.start, [
+                pb.GradeReply(error=replies.error("INVALID_ARGUMENT", s.errors[p])) if p in s.errors
+                else pb.GradeReply(error=replies.error("ABORTED", failure)) for p in range(s.count)])
 
-        return Unit(parts, made)
+        return Unit(jobs, lambda answers: joined(parts, answers, failed))

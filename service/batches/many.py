@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from service.batches.callbudget import TooMany
-from service.batches.fanout import FanOut, Part, Unit
+from service.batches.fanout import FanOut, Part, Stretch, Unit, joined, stretches
 from service.jobs.queueing import new_job_id
 from service.jobs.shares import Shares
 from service.rpc import validate
@@ -57,34 +57,17 @@ class ManyCounter:
             yield self._unit(options, boards, positions, errors, n)
 
     def _unit(self, options: dict, boards: bytes, positions: list[int], errors: dict[int, str], n: int) -> Unit:
-        """The request's boards in ranges of many_job_size positions, a job for each with valid boards."""
-        size = self.settings.many_job_size
-        ranges, parts = [], []
-        taken = 0  # of the valid boards, in order
-        for start in range(0, n, size):
-            valid = [p - start for p in positions[taken:] if p < start + size]
-            local_errors = [[p - start, m] for p, m in errors.items() if start <= p < start + size]
-            ranges.append((start, min(size, n - start), valid, dict(local_errors)))
-            if valid:
-                spec = {"count": {**options, "boards_key": keys.boards(new_job_id())}, "start": start,
-                        "n": min(size, n - start), "valid": valid, "errors": local_errors}
-                parts.append(Part("count_many", spec, len(valid) * options["time_limit_ms"],
-                                  boards[taken * 81 : (taken + len(valid)) * 81]))
-            taken += len(valid)
+        """The request's boards in stretches of many_job_size positions, a job for each with valid boards."""
+        parts = stretches(n, self.settings.many_job_size, positions, errors)
+        jobs = [Part("count_many", {"count": {**options, "boards_key": keys.boards(new_job_id())}, "start": s.start,
+                                    "n": s.count, "valid": s.valid, "errors": [[p, m] for p, m in s.errors.items()]},
+                     len(s.valid) * options["time_limit_ms"], s.boards(boards)) for s in parts if s.valid]
 
-        def made(answers) -> list[bytes]:
-            pieces, answered = [], iter(answers)
-            for start, count, valid, local_errors in ranges:
-                answer = next(answered) if valid else None
-                if answer is not None and answer.code is None:
-                    pieces.append(answer.data)
-                else:  # no board to count, or its job failed: its boards get the error
-                    pieces.append(replies.count_many_part(count, start, valid, None, local_errors,
-                                                          options["include_solution"],
-                                                          answer.message if answer is not None else ""))
-            return [b"".join(pieces)]
+        def failed(s: Stretch, failure: str) -> bytes:  # no board to count, or its job failed
+            return replies.count_many_part(s.count, s.start, s.valid, None, s.errors, options["include_solution"],
+                                           failure)
 
-        return Unit(parts, made)
+        return Unit(jobs, lambda answers: joined(parts, answers, failed))
 
 
 
