@@ -77,12 +77,13 @@ def enum(value: int, names: dict[int, str], field: str, enum_type) -> str:
     return names[value]
 
 
-def capped(value: int, ceiling: int, field: str, adjustments: list[str]) -> int:
-    """0 means the ceiling; more than the ceiling is clamped to it."""
+def capped(value: int, ceiling: int, field: str, adjustments: list[str], default: int | None = None) -> int:
+    """0 means `default` (the ceiling unless given); more than the ceiling is
+    clamped to it (and said in `adjustments`); negative is an error."""
     if value < 0:
         raise Invalid(f"{field}: must not be negative, got {value}")
     if value == 0:
-        return ceiling
+        return ceiling if default is None else default
     if value > ceiling:
         adjustments.append(f"{field} clamped from {value} to {ceiling}")
         return ceiling

@@ -28,18 +28,6 @@ from sudoku.v1 import sudoku_pb2 as pb
 START_FIELDS = ("board", "entries", "strategy", "tie_break", "seed")
 
 
-def bounded(value: int, default: int, ceiling: int, field: str, adjustments: list[str]) -> int:
-    """0 means `default`; above `ceiling` it is clamped (and said); negative is an error."""
-    if value < 0:
-        raise Invalid(f"{field}: must not be negative, got {value}")
-    if value == 0:
-        return default
-    if value > ceiling:
-        adjustments.append(f"{field} clamped from {value} to {ceiling}")
-        return ceiling
-    return value
-
-
 class Stepping:
     """The Step RPC's checks: a request to the spec of its call."""
 
@@ -50,8 +38,8 @@ class Stepping:
     async def spec(self, request: pb.StepRequest) -> StepSpec:
         adjustments: list[str] = []
         settings = self.settings
-        steps = bounded(request.steps, 1, settings.max_step_count, "steps", adjustments)
-        skip = bounded(request.skip, 0, settings.max_step_skip, "skip", adjustments)
+        steps = validate.capped(request.steps, settings.max_step_count, "steps", adjustments, default=1)
+        skip = validate.capped(request.skip, settings.max_step_skip, "skip", adjustments, default=0)
         common = {"steps": steps, "skip": skip, "max_steps": settings.max_steps, "adjustments": adjustments}
         if request.position:
             for name in START_FIELDS:
