@@ -9,10 +9,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
+from sudoku.names import STRATEGIES, TIE_BREAKS
 from sudoku.v1 import sudoku_pb2 as pb
-
-STRATEGIES: dict[str, pb.Strategy] = {"mrv": pb.STRATEGY_MRV, "naive": pb.STRATEGY_NAIVE}
-TIE_BREAKS: dict[str, pb.TieBreak] = {"rotate": pb.TIE_BREAK_ROTATE, "first": pb.TIE_BREAK_FIRST, "random": pb.TIE_BREAK_RANDOM}
 
 
 def new_request_id() -> str:

@@ -18,6 +18,7 @@ from connectrpc.errors import ConnectError
 from client.frames import Drawing, pairs
 from sudoku import keys, positions
 from sudoku.engine import Stepper
+from sudoku.names import STRATEGIES
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, WIKIPEDIA, is_completion, puzzles
 from tests.test_web import Api, base_url
@@ -25,7 +26,6 @@ from worker import reference
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps; mrv: 1,675
 KNOWN_STEPS = {"naive": 671_215, "mrv": 1_675}  # docs/client.md's and docs/stepping.md's figures for this puzzle
-STRATEGIES = {"naive": pb.STRATEGY_NAIVE, "mrv": pb.STRATEGY_MRV}
 TIMEOUT = 60
 CONFLICTING = "55" + "." * 79
 

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import SupportsIndex
 
+from sudoku import names
 from sudoku._engine import parse_board
 
-STRATEGIES = ("mrv", "naive")
-TIE_BREAKS = ("rotate", "first", "random")
+STRATEGIES = tuple(names.STRATEGIES)
+TIE_BREAKS = tuple(names.TIE_BREAKS)
 VALUES = range(1, 10)
 ALL_VALUES = 0x1FF  # bit v-1 set means value v
 

@@ -26,7 +26,7 @@ from service.jobs.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.rpc import metrics
 from service.rpc.validate import Invalid
 from service.streams.hub import StreamHub
-from sudoku import cells, keys, lanes, tracing
+from sudoku import cells, keys, lanes, names, tracing
 from sudoku.config import Settings
 from sudoku.errors import Exhausted
 from sudoku.specs import SolveSpec, Spec
@@ -69,14 +69,12 @@ def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, 
     info = pb.JobInfo(
         givens=spec.givens,
         entries=spec.entries,
-        strategy=pb.STRATEGY_NAIVE if spec.strategy == "naive" else pb.STRATEGY_MRV,
-        tie_break={"rotate": pb.TIE_BREAK_ROTATE, "first": pb.TIE_BREAK_FIRST, "random": pb.TIE_BREAK_RANDOM}[
-            spec.tie_break
-        ],
+        strategy=names.STRATEGIES[spec.strategy],
+        tie_break=names.TIE_BREAKS[spec.tie_break],
         seed=spec.seed,
         max_steps=spec.max_steps,
         time_limit_ms=spec.time_limit_ms,
-        view=pb.VIEW_SEARCH if spec.view == "search" else pb.VIEW_FINAL,
+        view=names.VIEWS[spec.view],
         adjustments=adjustments,
     )
     if spec.view == "search":

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import grpc
 
 from service.rpc.decoding import Undecodable
-from sudoku import engine, grid
+from sudoku import engine, grid, names
 from sudoku.config import Settings
 from sudoku.errors import CallError
 from sudoku.specs import CountSpec, ExplainSpec, HintSpec, SolveSpec
@@ -22,14 +22,10 @@ from sudoku.v1 import sudoku_pb2 as pb
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
-STRATEGIES = {pb.STRATEGY_UNSPECIFIED: "mrv", pb.STRATEGY_MRV: "mrv", pb.STRATEGY_NAIVE: "naive"}
-TIE_BREAKS = {
-    pb.TIE_BREAK_UNSPECIFIED: "rotate",
-    pb.TIE_BREAK_ROTATE: "rotate",
-    pb.TIE_BREAK_FIRST: "first",
-    pb.TIE_BREAK_RANDOM: "random",
-}
-VIEWS = {pb.VIEW_UNSPECIFIED: "final", pb.VIEW_FINAL: "final", pb.VIEW_SEARCH: "search"}
+# A request's enums by the names a job's spec holds (UNSPECIFIED: the default).
+STRATEGIES = names.by_value(names.STRATEGIES, "mrv")
+TIE_BREAKS = names.by_value(names.TIE_BREAKS, "rotate")
+VIEWS = names.by_value(names.VIEWS, "final")
 
 
 class Invalid(CallError, ValueError):
