@@ -28,6 +28,16 @@ def test_each_puzzle_is_unique_of_its_level_with_its_solution(level):
         assert made["grade"]["score"] == g.score and made["grade"]["hardest"] == logic.TECHNIQUES[g.hardest]
 
 
+@pytest.mark.parametrize("seed", [8159428425992391467, 16901556327502500978, 11286510046143296201])
+def test_hard_puzzles_are_hard_by_the_whole_ladder(seed):
+    # The ladder is HoDoKu's order: Sue de Coq and the finned swordfish (expert)
+    # come before the colourings (hard). These seeds once made puzzles that a
+    # solve up to hard finished with a colouring, but the full grade, taking
+    # the expert rung first, put at expert.
+    made = generate(seed, 3)
+    assert logic.grade(made["puzzle"]).level == 3 == LEVELS[made["grade"]["level"]]
+
+
 @pytest.mark.parametrize(("level", "symmetry", "orbit"), [
     (4, "none", lambda c: {c}), (4, "rotational", lambda c: {c, 80 - c}),
     (5, "mirror", lambda c: {c, c // 9 * 9 + 8 - c % 9})])

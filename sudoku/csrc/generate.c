@@ -208,16 +208,27 @@ static int acceptable(uint8_t puzzle[81], const uint8_t grid[81], const uint8_t 
     return logic_solvable(&b, 1, level);
 }
 
+/* The highest level whose rungs a solve of a puzzle of `level` must try:
+ * the ladder is HoDoKu's order, and some expert rungs (finned swordfish and
+ * jellyfish, Sue de Coq) come before hard ones (the colourings), so a full
+ * grade may take an expert step where a solve up to hard takes a hard one.
+ * Easy and medium rungs all come before the others, and the extreme ones
+ * last. */
+static int solved_up_to(int level)
+{
+    return level == 3 ? 4 : level;
+}
+
 /* The grade of a puzzle whose level is `level`, into `g`; 0 when its level
- * is another. A solve with techniques up to the level takes the same steps
- * as the full one (the ladder tries easier techniques first), so it is the
- * grade, and it stops where a harder technique would be needed. */
+ * is another. A solve with techniques up to solved_up_to(level) takes the
+ * same steps as the full one, so it is the grade, and it stops where a
+ * harder technique would be needed. */
 static int graded_at(const uint8_t puzzle[81], int level, logic_grade *g)
 {
     logic_board b;
     if (logic_init(&b, puzzle, NULL) != LOGIC_OK)
         return 0;
-    logic_solve(&b, 1, level, g);
+    logic_solve(&b, 1, solved_up_to(level), g);
     return g->solved && logic_level(g->hardest) == level;
 }
 

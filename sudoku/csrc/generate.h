@@ -13,8 +13,9 @@
  * asked for. Easy puzzles take the orbits in random order; the other levels
  * take the most crowded first (the most givens in its row, column and box
  * and of its digit; ties in random order), which leaves harder puzzles. The
- * result is graded by a solve with techniques up to the level (the same
- * steps as the full grade, see logic.h); when its level is not the one
+ * result is graded by a solve with techniques up to the level (up to
+ * expert for hard, whose rungs the ladder interleaves with expert ones: the
+ * same steps as the full grade, see logic.h); when its level is not the one
  * asked for, the next grid is tried. Orbits that hold a kept value are never
  * emptied, so under symmetry the mirror cells of kept values stay givens too.
  *

@@ -18,6 +18,8 @@ typedef struct {
     uint8_t unit;
     uint8_t size;
     uint16_t seen;  /* index in als_list.seen of the first of its digits' sets */
+    uint16_t outs;  /* its digits z with a candidate outside it that sees every z of it:
+                       an ALS step can remove z only where such a candidate is */
 } als_t;
 
 /* ALSs bigger than this are not looked for (a reader cannot hold them). */
@@ -83,9 +85,14 @@ static void collect_als(const logic_board *b, als_list *l)
                 a->unit = (uint8_t)u;
                 a->size = (uint8_t)size;
                 a->seen = (uint16_t)l->n_seen;
+                a->outs = 0;
                 int x;
-                FOR_DIGITS(x, digits)
-                    l->seen[l->n_seen++] = common_peers(b->where[x - 1] & set);
+                FOR_DIGITS(x, digits) {
+                    cells_t seen = common_peers(b->where[x - 1] & set);
+                    l->seen[l->n_seen++] = seen;
+                    if (seen & b->where[x - 1])
+                        a->outs |= (uint16_t)(1u << (x - 1));
+                }
             } while (next_combination(idx, size, m));
         }
     }
@@ -182,7 +189,7 @@ static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
                 continue;
             FOR_DIGITS(x, rcc) {
                 int z;
-                FOR_DIGITS(z, common & ~(1u << (x - 1))) {
+                FOR_DIGITS(z, common & a->outs & c->outs & ~(1u << (x - 1))) {
                     if (!als_z_out(b, l, a, c, z, NULL))
                         continue;
                     step_start(s, LOGIC_ALS_XZ);
@@ -272,7 +279,7 @@ static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
                 int x, y;
                 FOR_DIGITS(x, w->common[i]) {
                     FOR_DIGITS(y, w->common[j] & ~(1u << (x - 1))) {
-                        unsigned zs = a->digits & bb->digits & ~((1u << (x - 1)) | (1u << (y - 1)));
+                        unsigned zs = a->outs & bb->outs & ~((1u << (x - 1)) | (1u << (y - 1)));
                         int z;
                         FOR_DIGITS(z, zs) {
                             if (!als_z_out(b, l, a, bb, z, NULL))
@@ -324,6 +331,8 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
     const als_list *l = &w->list;
     for (int a = 0; a < l->n; a++) {
         const als_t *first = &l->als[a];
+        if (!first->outs)
+            continue; /* no chain from it removes anything */
         memset(cw->seen, 0, (size_t)l->n * sizeof cw->seen[0]);
         int head = 0, tail = 0;
         int m = als_partners(b, w, a);
@@ -341,7 +350,7 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
             als_state st = cw->q[at];
             const als_t *last = &l->als[st.als];
             if (st.depth >= 3) {
-                unsigned zs = first->digits & last->digits & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
+                unsigned zs = first->outs & last->outs & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
                 int z;
                 FOR_DIGITS(z, zs) {
                     if (!als_z_out(b, l, first, last, z, NULL))

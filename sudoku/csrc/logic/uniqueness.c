@@ -29,13 +29,12 @@ static int each_rectangle(const logic_board *b, rect_fn try_rect, logic_step *s)
     int f1;
     FOR_CELLS(f1, bi) {
         int f2;
-        FOR_CELLS(f2, bi & ~((BIT(f1) << 1) - 1)) {
+        /* the later bivalue cells of f1's row and column, in order */
+        FOR_CELLS(f2, bi & ~((BIT(f1) << 1) - 1) & (UNIT[row_of(f1)] | UNIT[9 + col_of(f1)])) {
             unsigned pair = b->cand[f1];
             if (b->cand[f2] != pair)
                 continue;
             int same_row = row_of(f1) == row_of(f2);
-            if (!same_row && col_of(f1) != col_of(f2))
-                continue;
             for (int other = 0; other < 9; other++) {
                 int o1, o2;
                 if (same_row) {
@@ -215,16 +214,24 @@ static int each_diagonal(const logic_board *b, rect_fn try_rect, logic_step *s)
     FOR_CELLS(p, bi) {
         unsigned pair = b->cand[p];
         int r1 = row_of(p), c1 = col_of(p);
-        for (int r2 = 0; r2 < 9; r2++)
-            for (int c2 = 0; c2 < 9; c2++) {
-                if (r2 == r1 || c2 == c1 || ((r1 / 3 == r2 / 3) == (c1 / 3 == c2 / 3)))
-                    continue;
-                int c[4] = {p, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2};
-                if (!(b->cand[c[1]] & pair) || !(b->cand[c[2]] & pair) || !(b->cand[c[3]] & pair))
-                    continue;
-                if (try_rect(b, c, pair, s))
-                    return 1;
-            }
+        /* the opposite corners, in reading order (rows, then columns): cells
+         * with a digit of the pair off p's row and column, in p's band or
+         * its stack but not both (the rectangle spans two boxes) */
+        cells_t band = 0, stack = 0;
+        for (int k = 0; k < 3; k++) {
+            band |= UNIT[18 + r1 / 3 * 3 + k];
+            stack |= UNIT[18 + k * 3 + c1 / 3];
+        }
+        cells_t far = (b->where[low_digit(pair) - 1] | b->where[low_digit(pair & (pair - 1)) - 1]) &
+                      (band ^ stack) & ~UNIT[r1] & ~UNIT[9 + c1];
+        int q;
+        FOR_CELLS(q, far) {
+            int c[4] = {p, r1 * 9 + col_of(q), row_of(q) * 9 + c1, q};
+            if (!(b->cand[c[1]] & pair) || !(b->cand[c[2]] & pair))
+                continue;
+            if (try_rect(b, c, pair, s))
+                return 1;
+        }
     }
     return 0;
 }
