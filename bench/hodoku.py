@@ -105,7 +105,7 @@ def kind(ours: str) -> str:
 
 def theirs_as_ours(name: str) -> str:
     name = THEIRS_TO_OURS.get(name, name)
-    if name in logic.TECHNIQUES:  # Franken X-wing and swordfish, finned or not, by the same names
+    if name in logic.TECHNIQUES:  # the finned Franken swordfish, by the same name
         return name
     for fish in ("FRANKEN", "MUTANT"):
         if fish in name:

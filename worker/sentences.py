@@ -38,9 +38,6 @@ TITLES = {
     "MULTI_COLORING": "Multi-colouring",
     "GROUPED_AIC": "Grouped alternating inference chain",
     "ALS_XY_CHAIN": "ALS-XY-chain",
-    "FRANKEN_X_WING": "Franken X-wing",
-    "FRANKEN_SWORDFISH": "Franken swordfish",
-    "FINNED_FRANKEN_X_WING": "Finned Franken X-wing",
     "FINNED_FRANKEN_SWORDFISH": "Finned Franken swordfish",
 }
 

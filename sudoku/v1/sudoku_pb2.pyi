@@ -698,12 +698,6 @@ class Step(_message.Message):
         TECHNIQUE_ALS_XY_CHAIN: _ClassVar[Step.Technique]
         AVOIDABLE_RECTANGLE: _ClassVar[Step.Technique]
         TECHNIQUE_AVOIDABLE_RECTANGLE: _ClassVar[Step.Technique]
-        FRANKEN_X_WING: _ClassVar[Step.Technique]
-        TECHNIQUE_FRANKEN_X_WING: _ClassVar[Step.Technique]
-        FRANKEN_SWORDFISH: _ClassVar[Step.Technique]
-        TECHNIQUE_FRANKEN_SWORDFISH: _ClassVar[Step.Technique]
-        FINNED_FRANKEN_X_WING: _ClassVar[Step.Technique]
-        TECHNIQUE_FINNED_FRANKEN_X_WING: _ClassVar[Step.Technique]
         FINNED_FRANKEN_SWORDFISH: _ClassVar[Step.Technique]
         TECHNIQUE_FINNED_FRANKEN_SWORDFISH: _ClassVar[Step.Technique]
     TECHNIQUE_UNSPECIFIED: Step.Technique
@@ -807,12 +801,6 @@ class Step(_message.Message):
     TECHNIQUE_ALS_XY_CHAIN: Step.Technique
     AVOIDABLE_RECTANGLE: Step.Technique
     TECHNIQUE_AVOIDABLE_RECTANGLE: Step.Technique
-    FRANKEN_X_WING: Step.Technique
-    TECHNIQUE_FRANKEN_X_WING: Step.Technique
-    FRANKEN_SWORDFISH: Step.Technique
-    TECHNIQUE_FRANKEN_SWORDFISH: Step.Technique
-    FINNED_FRANKEN_X_WING: Step.Technique
-    TECHNIQUE_FINNED_FRANKEN_X_WING: Step.Technique
     FINNED_FRANKEN_SWORDFISH: Step.Technique
     TECHNIQUE_FINNED_FRANKEN_SWORDFISH: Step.Technique
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]

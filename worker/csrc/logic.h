@@ -119,10 +119,7 @@ typedef enum {
     LOGIC_GROUPED_NICE_LOOP,   /* a nice loop through such groups */
     LOGIC_ALS_XY_CHAIN,        /* almost locked sets in a chain of restricted commons */
     LOGIC_AVOIDABLE_RECTANGLE, /* a rectangle of placed cells that would give two solutions */
-    LOGIC_FRANKEN_X_WING,      /* a fish whose base or cover units include boxes */
-    LOGIC_FRANKEN_SWORDFISH,
-    LOGIC_FINNED_FRANKEN_X_WING,
-    LOGIC_FINNED_FRANKEN_SWORDFISH,
+    LOGIC_FINNED_FRANKEN_SWORDFISH, /* a finned swordfish whose base or cover units include boxes */
     LOGIC_TECHNIQUES /* count, not a technique */
 } logic_technique;
 

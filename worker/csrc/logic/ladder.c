@@ -69,9 +69,6 @@ static const rung LADDER[] = {
     {find_aic, LOGIC_AIC, 0, 0, 0}, /* and nice loops */
     {find_grouped_chain, LOGIC_GROUPED_AIC, 0, 0, 0}, /* and grouped nice loops */
     {find_als, LOGIC_ALS_XZ, 0, 0, 0}, /* and ALS-XY-wing and ALS-XY-chain, on the same ALSs */
-    {find_franken_fish, LOGIC_FRANKEN_X_WING, 0, LOCAL_DIGITS, 2},
-    {find_franken_fish, LOGIC_FRANKEN_SWORDFISH, 0, LOCAL_DIGITS, 3},
-    {find_franken_fish, LOGIC_FINNED_FRANKEN_X_WING, 0, LOCAL_DIGITS, 2},
     {find_franken_fish, LOGIC_FINNED_FRANKEN_SWORDFISH, 0, LOCAL_DIGITS, 3},
     {find_forcing, LOGIC_FORCING_CHAIN, 0, 0, 0},
     {find_nested_forcing, LOGIC_NESTED_FORCING, 0, 0, 0},
@@ -261,9 +258,6 @@ static const struct {
     [LOGIC_GROUPED_NICE_LOOP] = {300, 4},
     [LOGIC_ALS_XY_CHAIN] = {340, 4},
     [LOGIC_AVOIDABLE_RECTANGLE] = {100, 3},
-    [LOGIC_FRANKEN_X_WING] = {300, 4},
-    [LOGIC_FRANKEN_SWORDFISH] = {350, 4},
-    [LOGIC_FINNED_FRANKEN_X_WING] = {390, 4},
     [LOGIC_FINNED_FRANKEN_SWORDFISH] = {410, 4},
 };
 
@@ -278,8 +272,7 @@ static const char *const NAMES[LOGIC_TECHNIQUES] = {
     "FORCING_CHAIN", "FORCING_NET", "NESTED_FORCING", "TRIAL",
     "LOCKED_PAIR", "LOCKED_TRIPLE", "REMOTE_PAIR", "TURBOT_FISH", "EMPTY_RECTANGLE",
     "HIDDEN_RECTANGLE", "SUE_DE_COQ", "MULTI_COLORING", "GROUPED_AIC", "GROUPED_NICE_LOOP",
-    "ALS_XY_CHAIN", "AVOIDABLE_RECTANGLE", "FRANKEN_X_WING", "FRANKEN_SWORDFISH", "FINNED_FRANKEN_X_WING",
-    "FINNED_FRANKEN_SWORDFISH",
+    "ALS_XY_CHAIN", "AVOIDABLE_RECTANGLE", "FINNED_FRANKEN_SWORDFISH",
 };
 
 const char *logic_name(logic_technique t)
