@@ -94,7 +94,6 @@ OURS_TO_THEIRS = {
     "NICE_LOOP": "CONTINUOUS_NICE_LOOP", "GROUPED_NICE_LOOP": "GROUPED_CONTINUOUS_NICE_LOOP",
     "FORCING_CHAIN": "FORCING_CHAIN_CONTRADICTION", "FORCING_NET": "FORCING_NET_CONTRADICTION",
     "NESTED_FORCING": "FORCING_NET_CONTRADICTION", "TRIAL": "BRUTE_FORCE",
-    "FINNED_FRANKEN_FISH": "FINNED_FRANKEN_SWORDFISH", "FRANKEN_FISH": "FRANKEN_SWORDFISH",
     "FINNED_MUTANT_FISH": "FINNED_MUTANT_SWORDFISH", "MUTANT_FISH": "MUTANT_SWORDFISH",
 }
 # Chains named by how they end (an AIC whose ends are linked is a nice loop).
@@ -107,6 +106,8 @@ def kind(ours: str) -> str:
 
 def theirs_as_ours(name: str) -> str:
     name = THEIRS_TO_OURS.get(name, name)
+    if name in logic.TECHNIQUES:  # the finned Franken swordfish, by the same name
+        return name
     for fish in ("FRANKEN", "MUTANT"):
         if fish in name:
             return ("FINNED_" if "FINNED" in name else "") + fish + "_FISH"
@@ -188,7 +189,7 @@ def play(puzzle: str, path: dict, table, tally: Tally) -> None:
     for name, placed, removed in path["steps"]:
         board = state.board()
         start = time.perf_counter_ns()
-        ours = logic.step(board, state.masks, unique=True)
+        ours = logic.step(board, state.masks, unique=True, givens=puzzle)
         took = (time.perf_counter_ns() - start) / 1e6
         tally.states += 1
         tally.times.append(took)

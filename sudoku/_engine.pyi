@@ -89,7 +89,12 @@ RawStep = tuple[
 RawGrade = tuple[int, bool, int, int, int, tuple[int, ...]]
 
 def logic_step(
-    board: str, pencil_marks: list[int] | None = None, *, unique: bool = False, max_level: int = 5
+    board: str,
+    pencil_marks: list[int] | None = None,
+    *,
+    unique: bool = False,
+    max_level: int = 5,
+    givens: str | None = None,
 ) -> RawStep | None:
     """The easiest logical step, or None when there is none."""
 
@@ -99,6 +104,7 @@ def logic_path(
     *,
     unique: bool = False,
     max_level: int = 5,
+    givens: str | None = None,
     until_placement: bool = False,
 ) -> list[RawStep]:
     """Every logical step, each applied, until none is found (or the first placement)."""

@@ -286,6 +286,17 @@ def test_explain_prints_every_step_and_a_summary(run):
     assert run("explain", stdin="55" + "." * 79).returncode == 1
 
 
+def test_explain_shows_an_avoidable_rectangle_and_a_finned_franken_swordfish(run):
+    # The cells the solve placed are not givens: an avoidable rectangle on them is
+    # step 41 of magictour_top1465 line 56; line 23 meets a finned Franken swordfish.
+    lines = run("explain", stdin=puzzles("magictour_top1465")[56]).stdout.splitlines()
+    at = lines.index("  41. avoidable rectangle: r7c8-6")
+    assert lines[at + 1].startswith("      Avoidable rectangle: r7c5, r9c5 and r9c8 were filled in as 2, 6 and 2")
+    lines = run("explain", stdin=puzzles("magictour_top1465")[23]).stdout.splitlines()
+    at = lines.index("  27. finned franken swordfish: r4c9-1")
+    assert lines[at + 1].startswith("      Finned Franken swordfish on 1: column 6, column 7 and box 3 hold 1 only")
+
+
 def test_hint_from_pencil_marks_in_a_file(run, tmp_path):
     puzzle = puzzles("norvig_hardest")[10]
     grid = run("hint", "--candidates", stdin=puzzle).stdout.splitlines()[-9:]

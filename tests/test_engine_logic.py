@@ -319,6 +319,57 @@ def test_hidden_rectangle():
     assert logic.step(EMPTY, marks.masks) is None  # not without uniqueness
 
 
+def placed(**values: int) -> str:
+    """An empty board with values placed (not givens: the tests pass givens=EMPTY)."""
+    board = list(EMPTY)
+    for name, value in values.items():
+        board[cell(name)] = str(value)
+    return "".join(board)
+
+
+def test_avoidable_rectangle_type_1_only_with_the_corners_placed_not_given():
+    # r1c1, r1c4 and r2c1 were placed as 1, 2, 2; were r2c4 1, swapping 1 and 2 in the
+    # four would give the givens a second solution.
+    board = placed(r1c1=1, r1c4=2, r2c1=2)
+    s = logic.step(board, unique=True, givens=EMPTY)
+    assert (s.name, s.variant, removed(s)) == ("AVOIDABLE_RECTANGLE", 1, "r2c4-1")
+    assert marked(s, 0) == "r1c1:1 r1c4:2 r2c1:2 r2c4:1" and s.digits == (1, 2) and s.units == ()
+    assert logic.step(board, unique=True) is None  # the three as givens: no second solution to avoid
+    assert logic.step(board, unique=True, givens=placed(r1c4=2)) is None  # one of them a given
+    assert logic.step(board, givens=EMPTY) is None  # not without uniqueness
+
+
+def test_avoidable_rectangle_type_2():
+    # r1c1 and r1c4 were placed as 1 and 2; r2c1 holds {2,3} and r2c4 {1,3}: were neither 3,
+    # they would be 2 and 1, so one of them is 3, and row 2 loses 3 elsewhere.
+    marks = Marks().set("r2c1", 2, 3).set("r2c4", 1, 3)
+    s = logic.step(placed(r1c1=1, r1c4=2), marks.masks, unique=True, givens=EMPTY)
+    assert (s.name, s.variant, removed(s)) == ("AVOIDABLE_RECTANGLE", 2, line("row", 2, 3, "r2c1", "r2c4"))
+    assert (marked(s, 0), marked(s, 1)) == ("r1c1:1 r1c4:2 r2c1:2 r2c4:1", "r2c1:3 r2c4:3")
+
+
+def only(digit: int, *names: str) -> Marks:
+    """An empty grid's marks with `digit` nowhere but the named cells."""
+    marks = Marks()
+    keep = {cell(n) for n in names}
+    for c in range(81):
+        if c not in keep:
+            marks.masks[c] &= ~(1 << (digit - 1))
+    return marks
+
+
+def test_finned_franken_swordfish():
+    # Base row 2, row 7 and box 1; cover column 2, column 8 and box 2; fins r1c3 and
+    # r7c6, in two boxes: r1c6 sees both and lies in box 2, off the base.
+    marks = only(5, "r1c3", "r1c6", "r1c7", "r1c9", "r2c5", "r2c8", "r3c2", "r3c4", "r3c9", "r4c3", "r4c5", "r4c8",
+                 "r5c1", "r5c4", "r6c6", "r6c7", "r7c2", "r7c6", "r7c8", "r8c1", "r8c2", "r8c3", "r8c4", "r9c4",
+                 "r9c6", "r9c9")
+    s = logic.step(EMPTY, marks.masks)
+    assert (s.name, removed(s)) == ("FINNED_FRANKEN_SWORDFISH", "r1c6-5")
+    assert s.units == (unit("row", 2), unit("row", 7), unit("box", 1), unit("col", 2), unit("col", 8), unit("box", 2))
+    assert (marked(s, 0), marked(s, 1)) == ("r2c5:5 r2c8:5 r3c2:5 r7c2:5 r7c8:5", "r1c3:5 r7c6:5")
+
+
 # -- Boards from the shared sets: the first time a game by steps meets each technique ---
 
 # (file, line, steps before it, technique, variant, placement or eliminations,
@@ -380,6 +431,9 @@ FROM_SETS = [
      'r1c3 r1c6 r2c5 r2c9 r3c2 r6c4 r7c2 r7c4 r8c5 r8c9 r9c3', ()),
     ('magictour_top1465', 228, 25, 'GROUPED_NICE_LOOP', 2, 'r1c2=5',
      'r1c2 r1c8 r1c9 r2c1 r3c1 r3c8 r4c3 r4c8 r5c1 r8c1', ()),
+    ('magictour_top1465', 23, 26, 'FINNED_FRANKEN_SWORDFISH', 0, 'r4c9-1',
+     'r1c6 r1c8 r2c9 r4c6 r4c7 r5c7 r9c6 r9c7', (14, 15, 20, 0, 3, 8)),
+    ('magictour_top1465', 56, 40, 'AVOIDABLE_RECTANGLE', 1, 'r7c8-6', 'r7c5 r7c8 r9c5 r9c8', ()),
 ]
 
 
@@ -391,7 +445,7 @@ def test_techniques_met_in_the_sets(name, line_no, before, technique, variant, e
     steps = logic.path(puzzle, unique=True)
     for s in steps[:before]:
         game.play(s)
-    s = logic.step(game.board(), game.masks, unique=True)
+    s = game.step()
     assert s == steps[before]  # the path is the steps one at a time, from pencil marks
     assert (s.name, s.variant, s.units) == (technique, variant, units)
     effect_now = f"{cell_name(s.cell)}={s.digit}" if s.is_placement else removed(s)
@@ -407,15 +461,20 @@ class Game:
     solution and, for the patterns below, against the technique's definition."""
 
     def __init__(self, puzzle: str, masks: list[int] | None = None):
+        self.puzzle = puzzle  # the givens: the cells placed since are not
         self.cells = list(engine.parse_board(puzzle))
         self.masks = list(masks) if masks is not None else candidates(bytes(self.cells))
         self.solution = engine.parse_board(engine.solve(puzzle))
+        self.givens = [bool(v) for v in self.cells]
 
     def board(self) -> str:
         return "".join(str(v) if v else "." for v in self.cells)
 
     def has(self, c: int, d: int) -> bool:
         return bool(self.masks[c] >> (d - 1) & 1)
+
+    def step(self) -> logic.Step | None:
+        return logic.step(self.board(), self.masks, unique=True, givens=self.puzzle)
 
     def check(self, s: logic.Step) -> None:
         where = f"{s.name} {s}"
@@ -441,7 +500,10 @@ class Game:
 def check_pattern(game: Game, s: logic.Step) -> None:
     """What a step's pattern must be, by the definitions (not by the C code's way)."""
     for _, c, d in s.pattern:
-        assert game.has(c, d), f"{s.name}: the pattern holds {cell_name(c)}-{d}, not a candidate"
+        placed = s.name == "AVOIDABLE_RECTANGLE" and game.cells[c] == d and not game.givens[c]
+        assert game.has(c, d) or placed, f"{s.name}: the pattern holds {cell_name(c)}-{d}, not a candidate"
+    if s.name == "AVOIDABLE_RECTANGLE":
+        check_avoidable_rectangle(game, s)
     if s.name == "REMOTE_PAIR":
         check_remote_pair(game, s)
     elif s.chain and s.name not in ("FORCING_CHAIN", "FORCING_NET", "NESTED_FORCING"):
@@ -535,30 +597,70 @@ def check_remote_pair(game: Game, s: logic.Step) -> None:
 
 
 def check_fish(game: Game, s: logic.Step) -> None:
-    """n base lines, n cover lines; the base candidates off the fins lie in the
-    cover lines; fins share one box; eliminations are in the cover lines, off the
-    base lines (and in the fins' box)."""
+    """n base units, n cover units; the base units share no candidate; the base
+    candidates off the fins lie in the cover units; eliminations are in the cover
+    units, off the base units, and see every fin. Basic fish: lines only, fins in one
+    box. Franken: base rows (or columns) and boxes, cover columns (rows) and boxes,
+    a box among them."""
     (d,) = s.digits
     n = len(s.units) // 2
     base, cover = s.units[:n], s.units[n:]
+    held = [{c for c in UNITS[u].cells if game.has(c, d)} for u in base]
+    assert sum(map(len, held)) == len(set().union(*held)), f"{s.name}: base units share a candidate"
     base_cells = {c for u in base for c in UNITS[u].cells}
     cover_cells = {c for u in cover for c in UNITS[u].cells}
     fins = {c for g, c, _ in s.pattern if g == 1}
     body = {c for g, c, _ in s.pattern if g == 0}
-    assert body | fins == {c for c in base_cells if game.has(c, d)}, s.name
+    assert body | fins == set().union(*held), s.name
     assert body <= cover_cells and not fins & cover_cells, s.name
-    boxes = {c // 27 * 3 + c % 9 // 3 for c in fins}
-    assert len(boxes) <= 1 and bool(fins) == ("FINNED" in s.name or "SASHIMI" in s.name), s.name
+    kinds = [{UNITS[u].kind for u in units} for units in (base, cover)]
+    if "FRANKEN" in s.name:
+        assert "box" in kinds[0] | kinds[1], s.name
+        assert kinds[0] - {"box"} in ({"row"}, {"column"}, set()), s.name
+        assert not (kinds[0] - {"box"}) & kinds[1], s.name
+    else:
+        assert len(kinds[0]) == len(kinds[1]) == 1 and kinds[0] != kinds[1] and "box" not in kinds[0] | kinds[1]
+        assert len({c // 27 * 3 + c % 9 // 3 for c in fins}) <= 1, s.name
+    assert bool(fins) == ("FINNED" in s.name or "SASHIMI" in s.name), s.name
     for c, _ in s.eliminations:
         assert c in cover_cells and c not in base_cells, s.name
         assert all(c in PEERS[f] for f in fins), s.name
+
+
+def check_avoidable_rectangle(game: Game, s: logic.Step) -> None:
+    """Four cells of two rows, two columns and two boxes, none a given, whose values
+    (placed) and candidates could make them a, b, a, b round: type 1, three were
+    placed so and the fourth loses the value that would close it; type 2, two were
+    placed and the others hold the value that would close it and one same extra
+    value, which what sees both loses."""
+    corners = sorted({c for g, c, _ in s.pattern if g == 0})
+    assert len(corners) == 4 and len({c // 9 for c in corners}) == len({c % 9 for c in corners}) == 2, s.name
+    assert len({c // 27 * 3 + c % 9 // 3 for c in corners}) == 2 and not any(game.givens[c] for c in corners)
+    want = {c: d for g, c, d in s.pattern if g == 0}
+    a, b = s.digits
+    for c in corners:  # diagonal corners want the same value
+        across = next(o for o in corners if o // 9 != c // 9 and o % 9 != c % 9)
+        assert want[c] == want[across] and want[c] in (a, b), s.name
+        assert game.cells[c] in (0, want[c]), s.name
+    placed = [c for c in corners if game.cells[c]]
+    if s.variant == 1:
+        ((c, d),) = s.eliminations
+        assert len(placed) == 3 and c in corners and d == want[c], s.name
+    else:
+        assert s.variant == 2 and len(placed) == 2, s.name
+        (x,) = {d for g, _, d in s.pattern if g == 1}
+        open_ = [c for c in corners if not game.cells[c]]
+        for c in open_:
+            assert game.masks[c] == (1 << (want[c] - 1)) | (1 << (x - 1)), s.name
+        for c, d in s.eliminations:
+            assert d == x and all(c in PEERS[o] for o in open_), s.name
 
 
 def play_whole_game(puzzle: str, masks: list[int] | None = None) -> int:
     """Plays a unique puzzle by steps to the end, checking each; returns the steps."""
     game = Game(puzzle, masks)
     steps = 0
-    while (s := logic.step(game.board(), game.masks, unique=True)) is not None:
+    while (s := game.step()) is not None:
         game.check(s)
         game.play(s)
         steps += 1
@@ -613,9 +715,10 @@ LEVEL_OF = {
     "medium": "LOCKED_PAIR LOCKED_TRIPLE POINTING CLAIMING NAKED_PAIR NAKED_TRIPLE HIDDEN_PAIR HIDDEN_TRIPLE",
     "hard": "NAKED_QUAD HIDDEN_QUAD X_WING SWORDFISH JELLYFISH REMOTE_PAIR BUG_PLUS_ONE SKYSCRAPER TWO_STRING_KITE "
             "TURBOT_FISH EMPTY_RECTANGLE W_WING XY_WING XYZ_WING UNIQUE_RECTANGLE HIDDEN_RECTANGLE FINNED_X_WING "
-            "SASHIMI_X_WING SIMPLE_COLORING MULTI_COLORING",
+            "SASHIMI_X_WING SIMPLE_COLORING MULTI_COLORING AVOIDABLE_RECTANGLE",
     "expert": "FINNED_SWORDFISH SASHIMI_SWORDFISH FINNED_JELLYFISH SASHIMI_JELLYFISH SUE_DE_COQ X_CHAIN XY_CHAIN "
-              "AIC NICE_LOOP GROUPED_AIC GROUPED_NICE_LOOP ALS_XZ ALS_XY_WING ALS_XY_CHAIN",
+              "AIC NICE_LOOP GROUPED_AIC GROUPED_NICE_LOOP ALS_XZ ALS_XY_WING ALS_XY_CHAIN "
+              "FINNED_FRANKEN_SWORDFISH",
     "extreme": "FORCING_CHAIN FORCING_NET NESTED_FORCING TRIAL",
 }
 

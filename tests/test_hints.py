@@ -10,6 +10,7 @@ from sudoku.grid import BOXES, COLUMNS, EMPTY, PEERS, ROWS, cell_name, check_ent
 from sudoku.replies import hint_reply
 from sudoku.v1.sudoku_pb2 import HintReply
 from tests.puzzles import puzzles
+from worker import logic
 from worker.hints import FROM_SOLUTION_REASON, candidates, hint
 
 # qqwing "easy": unique, and singles solve it.
@@ -491,3 +492,26 @@ def test_every_kind_of_reply_parses_as_hint_reply():
     for reply in replies:
         assert round_trip(reply) == canonical(reply)
         assert hint_reply(reply) == ParseDict(reply, HintReply())  # the service's faster conversion
+
+
+def test_an_avoidable_rectangle_needs_the_players_entries_not_givens():
+    """magictour_top1465 line 56 after 40 steps: r7c5, r9c5 and r9c8 were filled in by the
+    player, so with the givens apart r7c8 loses 6; sent as givens, the same board has no
+    avoidable rectangle (a given's value is fixed in every solution)."""
+    from tests.test_engine_logic import Game
+    puzzle = puzzles("magictour_top1465")[56]
+    game = Game(puzzle)
+    for s in logic.path(puzzle, unique=True)[:40]:
+        game.play(s)
+    entries = game.board()
+    reply = hint(puzzle, entries, pencil_marks=game.masks)
+    step = reply["step"]
+    assert (reply["kind"], step["technique"], step["variant"]) == ("ELIMINATION", "AVOIDABLE_RECTANGLE", 1)
+    assert step["eliminations"] == [{"cell": cell_index("r7c8"), "value": 6}]
+    assert reply["reason"].startswith("Avoidable rectangle: r7c5, r9c5 and r9c8 were filled in as 2, 6 and 2")
+    assert hint(entries, pencil_marks=game.masks)["step"]["technique"] != "AVOIDABLE_RECTANGLE"
+    ParseDict(reply, HintReply())
+
+
+def cell_index(name: str) -> int:
+    return (int(name[1]) - 1) * 9 + int(name[3]) - 1

@@ -310,6 +310,34 @@ def test_a_hints_pattern_groups_and_chain_are_drawn_apart(browser, service, tmp_
     browser.save_screenshot(str(tmp_path / "pattern.png"))
 
 
+# magictour_top1465 played by hints to its first avoidable rectangle: the player's
+# entries, not givens, hold three of its corners.
+AVOIDABLE_GIVENS = "..8..........6.784...73.9...9...7...6..1........9..45.5.7.......2.....19..12..3.."
+AVOIDABLE_BOARD = "..8492...239561784...7389...9...7...6..1...9....9..45.5.7319.4..2..7..199.12..37."
+
+
+@needs_chromium
+def test_an_avoidable_rectangle_is_drawn_on_the_players_entries(browser, service, tmp_path):
+    browser.get(page_url(service))
+    load(browser, AVOIDABLE_GIVENS)
+    for cell, value in enumerate(AVOIDABLE_BOARD):
+        if value != "." and AVOIDABLE_GIVENS[cell] == ".":
+            browser.find_elements("css selector", "#game .cell")[cell].click()
+            press(browser, value)
+    click(browser, "#fill-marks")
+    wait_for(browser, "document.getElementById('hint-text').textContent.startsWith('Every blank cell')")
+    words = hint(browser)
+    step = logic.step(AVOIDABLE_BOARD, hints.candidates(engine.parse_board(AVOIDABLE_BOARD)), unique=True,
+                      givens=AVOIDABLE_GIVENS)
+    assert step.name == "AVOIDABLE_RECTANGLE" and "avoidable rectangle (hard" in words, words
+    corners = sorted({c for _, c, _ in step.pattern})
+    assert cells_with(browser, "hint-pattern") == corners  # the entries among them too
+    assert [c for c in corners if "entry" in cell_classes(browser, "#game", c)] == [
+        c for c in corners if AVOIDABLE_BOARD[c] != "."]
+    assert cells_with(browser, "hint-elim") == [c for c, _ in step.eliminations]
+    browser.save_screenshot(str(tmp_path / "avoidable.png"))
+
+
 @needs_chromium
 def test_a_wrong_entry_and_wrong_pencil_marks_are_named(browser, service, tmp_path):
     browser.get(page_url(service))

@@ -232,7 +232,7 @@ def _judge_search(
     if found == 1:
         solution = _values(engine.solve(givens))
         wrong = _wrong_against(solution, entry_cells) or _wrong_marks(solution, board, pencil_marks)
-        return wrong or _progress(board, held, solution, pencil_marks, True, max_level)
+        return wrong or _progress(board, held, solution, pencil_marks, True, max_level, given_cells)
     agreeing = engine.solve(to_string(board))
     if agreeing is None:
         reply = _wrong_without_agreeing(given_cells, entry_cells)
@@ -317,16 +317,20 @@ def _wrong_marks(solution: bytes, board: bytes, pencil_marks: list[int] | None) 
 
 def _progress(
     board: bytes, held: list[int], solution: bytes, pencil_marks: list[int] | None, unique: bool, max_level: int,
+    given_cells: bytes | None = None,
 ) -> dict[str, Any]:
-    """Steps 6 and 7, for a board that breaks no rule and agrees with `solution`."""
+    """Steps 6 and 7, for a board that breaks no rule and agrees with `solution`.
+    `given_cells` (a unique puzzle's) tells the player's entries from the
+    givens, for the avoidable rectangles; None when every filled cell is one."""
     if all(board):
         return {"kind": "SOLVED", "reason": "the board is complete and right"}
     text = to_string(board)
+    givens = to_string(given_cells) if given_cells is not None and given_cells != board else None
     if pencil_marks is not None:
-        step = logic.step(text, pencil_marks, unique=unique, max_level=max_level)
+        step = logic.step(text, pencil_marks, unique=unique, max_level=max_level, givens=givens)
         steps = [] if step is None else [step]
     else:
-        steps = logic.path(text, unique=unique, max_level=max_level, until_placement=True)
+        steps = logic.path(text, unique=unique, max_level=max_level, givens=givens, until_placement=True)
         if steps and not steps[-1].is_placement:
             steps = []  # the steps ran out before a placement
     if not steps:

@@ -10,7 +10,10 @@ Steps
     on the ladder (logic.h's technique order): a placement (`cell`, `digit`)
     or `eliminations`, with the technique and the pattern a reader needs.
     Every step is sound when the board and pencil marks agree with the
-    solution; uniqueness techniques are used only with `unique=True`.
+    solution; uniqueness techniques are used only with `unique=True`, which
+    says the puzzle (`givens`, a board of the puzzle's givens; by default
+    every filled cell of `board`) has one solution. The filled cells that
+    are not givens were placed since: avoidable rectangles rest on them.
     `path(...)` is every step to the end: the logical solution.
 
 Grades
@@ -93,10 +96,15 @@ def _step(raw: tuple) -> Step:
 
 
 def step(
-    board: str, pencil_marks: list[int] | None = None, *, unique: bool = False, max_level: int = MAX_LEVEL
+    board: str,
+    pencil_marks: list[int] | None = None,
+    *,
+    unique: bool = False,
+    max_level: int = MAX_LEVEL,
+    givens: str | None = None,
 ) -> Step | None:
     """The easiest step, or None (board full, broken, or nothing up to max_level applies)."""
-    raw = _engine.logic_step(board, pencil_marks, unique=unique, max_level=max_level)
+    raw = _engine.logic_step(board, pencil_marks, unique=unique, max_level=max_level, givens=givens)
     return None if raw is None else _step(raw)
 
 
@@ -106,11 +114,13 @@ def path(
     *,
     unique: bool = False,
     max_level: int = MAX_LEVEL,
+    givens: str | None = None,
     until_placement: bool = False,
 ) -> list[Step]:
     """Every step, each applied before the next is looked for, until none is
     found; with `until_placement`, until the first placement (the last step)."""
-    raw = _engine.logic_path(board, pencil_marks, unique=unique, max_level=max_level, until_placement=until_placement)
+    raw = _engine.logic_path(board, pencil_marks, unique=unique, max_level=max_level, givens=givens,
+                             until_placement=until_placement)
     return [_step(r) for r in raw]
 
 

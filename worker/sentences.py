@@ -38,6 +38,7 @@ TITLES = {
     "MULTI_COLORING": "Multi-colouring",
     "GROUPED_AIC": "Grouped alternating inference chain",
     "ALS_XY_CHAIN": "ALS-XY-chain",
+    "FINNED_FRANKEN_SWORDFISH": "Finned Franken swordfish",
 }
 
 
@@ -179,8 +180,10 @@ def _fish(step: Step) -> str:
     base, cover = step.units[:n], step.units[n:]
     fins = group_cells(step, 1)
     text = f"{title(step)} on {d}: {units_text(base)} hold {d} only in {units_text(cover)}"
+    kinds = {UNITS[u].kind for u in cover}
+    those = f"those {kinds.pop()}s" if len(kinds) == 1 else "those units"
     if not fins:
-        return f"{text}, so {effect(step)} (elsewhere in those {UNITS[cover[0]].kind}s)"
+        return f"{text}, so {effect(step)} (elsewhere in {those})"
     return (f"{text}, or in the fin{'s' if len(fins) > 1 else ''} {cells_text(fins)}; "
             f"either way {effect(step)}, which see{'s' if len(step.eliminations) == 1 else ''} "
             f"{'every fin' if len(fins) > 1 else 'the fin'}")
@@ -245,6 +248,32 @@ def _rectangle(step: Step) -> str:
         return (f"{text}; in {units_text(step.units)}, {z} can only go in the rectangle, so the two corners "
                 f"holding more than the pair are not {z}: {effect(step)}")
     return f"{text}; in {unit_text(step.units[0])} one of the pair can only go in the rectangle, so {effect(step)}"
+
+
+def _avoidable_rectangle(step: Step) -> str:
+    want = {c: d for g, c, d in step.pattern if g == 0}
+    corners = sorted(want)
+    a, b = step.digits
+    placed = [c for c in corners if _is_placed(step, c)]
+    swap = f"swapping {a} and {b} in the four would give a second solution (none of them is a given)"
+    if step.variant == 1:
+        ((c, d),) = step.eliminations
+        return (f"Avoidable rectangle: {cells_text(placed)} were filled in as "
+                f"{and_list(str(want[k]) for k in placed)}; were {cell_name(c)} {d}, {swap}, so {effect(step)}")
+    (x,) = sorted({d for g, _, d in step.pattern if g == 1})
+    open_ = group_cells(step, 1)
+    described = " nor ".join(f"{cell_name(c)} ({digits_text(cell_digits(step, c), 'or')})" for c in open_)
+    return (f"Avoidable rectangle: {cells_text(placed)} were filled in as {and_list(str(want[k]) for k in placed)}; "
+            f"were neither {described} {x}, they would be {and_list(str(want[k]) for k in open_)} and {swap}, "
+            f"so one of them is {x}: {effect(step)}")
+
+
+def _is_placed(step: Step, c: int) -> bool:
+    """A corner of an avoidable rectangle that holds its value (only the open corners
+    have a second group, type 2's extra value, or lose the value, type 1)."""
+    if step.variant == 2:
+        return not cell_digits(step, c, 1)
+    return all(e[0] != c for e in step.eliminations)
 
 
 def _bug(step: Step) -> str:
@@ -383,6 +412,7 @@ _BY_NAME: dict[str, Callable[[Step], str]] = {
     "TURBOT_FISH": _turbot, "EMPTY_RECTANGLE": _empty_rectangle, "HIDDEN_RECTANGLE": _hidden_rectangle,
     "SUE_DE_COQ": _sue_de_coq, "MULTI_COLORING": _multi_coloring,
     "GROUPED_AIC": _chain, "GROUPED_NICE_LOOP": _chain, "ALS_XY_CHAIN": _als,
+    "AVOIDABLE_RECTANGLE": _avoidable_rectangle,
 }
 
 

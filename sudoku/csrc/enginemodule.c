@@ -1084,37 +1084,52 @@ done:
 static int logic_args(PyObject *args, PyObject *kwargs, const char *fname, logic_board *b, int *unique,
                       int *level, int *until_placement)
 {
-    static char *kwlist[] = {"board", "pencil_marks", "unique", "max_level", "until_placement", NULL};
-    PyObject *board, *pencil_obj = NULL, *level_obj = NULL;
+    static char *kwlist[] = {"board", "pencil_marks", "unique", "max_level", "givens", "until_placement", NULL};
+    PyObject *board, *pencil_obj = NULL, *level_obj = NULL, *givens_obj = Py_None;
     char format[40];
-    snprintf(format, sizeof format, "O|O$pOp:%s", fname);
+    snprintf(format, sizeof format, "O|O$pOOp:%s", fname);
     *unique = 0;
     *until_placement = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, kwlist, &board, &pencil_obj, unique, &level_obj,
-                                     until_placement))
+                                     &givens_obj, until_placement))
         return -1;
     if (*until_placement && strcmp(fname, "logic_path") != 0) {
         PyErr_SetString(PyExc_TypeError, "until_placement is an argument of logic_path only");
         return -1;
     }
-    uint8_t cells[81];
+    uint8_t cells[81], givens[81];
     uint16_t pencil[81];
     int have;
     if (parse_cells(board, cells) < 0 || parse_pencil(pencil_obj, pencil, &have) < 0 ||
         as_level(level_obj, level) < 0)
         return -1;
+    if (givens_obj != Py_None) {
+        if (parse_cells(givens_obj, givens) < 0)
+            return -1;
+        for (int c = 0; c < 81; c++)
+            if (givens[c] && givens[c] != cells[c]) {
+                PyErr_Format(PyExc_ValueError, "givens: cell r%dc%d: the board holds %d there, not the given %d",
+                             c / 9 + 1, c % 9 + 1, cells[c], givens[c]);
+                return -1;
+            }
+    }
     logic_init(b, cells, have ? pencil : NULL);
+    if (givens_obj != Py_None)
+        logic_set_givens(b, givens);
     return 0;
 }
 
 PyDoc_STRVAR(logic_step_doc,
-"logic_step(board, pencil_marks=None, *, unique=False, max_level=5) -> tuple | None\n--\n\n"
+"logic_step(board, pencil_marks=None, *, unique=False, max_level=5, givens=None) -> tuple | None\n--\n\n"
 "The easiest logical step on a board (logic.h): a placement or eliminations,\n"
 "with its technique and pattern, as the tuple _engine.pyi documents; None\n"
 "when the board is full, breaks a rule, or no technique up to `max_level`\n"
 "applies. `pencil_marks`: 81 masks (bit v-1 for v), the candidates each blank\n"
 "keeps. `unique`: the puzzle is known to have one solution (allows unique\n"
-"rectangles and BUG+1). ValueError names a bad cell or mask.");
+"rectangles and BUG+1). `givens`: the puzzle's givens, a board whose values\n"
+"the board holds too (None: every filled cell is a given); the others were\n"
+"placed, which avoidable rectangles need to know. ValueError names a bad\n"
+"cell or mask.");
 
 static PyObject *engine_logic_step(PyObject *module, PyObject *args, PyObject *kwargs)
 {
@@ -1136,7 +1151,7 @@ static PyObject *engine_logic_step(PyObject *module, PyObject *args, PyObject *k
 
 PyDoc_STRVAR(logic_path_doc,
 "logic_path(board, pencil_marks=None, *, unique=False, max_level=5,\n"
-"           until_placement=False) -> list[tuple]\n--\n\n"
+"           givens=None, until_placement=False) -> list[tuple]\n--\n\n"
 "logic_step repeated, each step applied, until none is found: the whole\n"
 "logical solution path (the board is solved when its placements fill every\n"
 "blank); with `until_placement`, until the first placement (included).\n"

@@ -26,9 +26,11 @@
  * sound: if the board's candidates still hold the solution (givens, entries
  * and pencil marks all agree with it), a placement is the solution's value
  * and an elimination never removes the solution's value. The uniqueness
- * techniques (unique and hidden rectangles, BUG+1) are sound only for a
- * puzzle with one solution, and are used only when the caller says it has
- * one.
+ * techniques (unique, hidden and avoidable rectangles, BUG+1) are sound
+ * only for a puzzle with one solution, and are used only when the caller
+ * says it has one. "The puzzle" is the board's givens (logic_board.givens),
+ * not every filled cell: avoidable rectangles rest on the cells placed
+ * since, which another solution of the givens could hold otherwise.
  *
  * THE LADDER
  * logic_find tries the techniques in the ladder's order (logic/ladder.c:
@@ -116,6 +118,8 @@ typedef enum {
     LOGIC_GROUPED_AIC,         /* an AIC through a digit's cells in one box and line */
     LOGIC_GROUPED_NICE_LOOP,   /* a nice loop through such groups */
     LOGIC_ALS_XY_CHAIN,        /* almost locked sets in a chain of restricted commons */
+    LOGIC_AVOIDABLE_RECTANGLE, /* a rectangle of placed cells that would give two solutions */
+    LOGIC_FINNED_FRANKEN_SWORDFISH, /* a finned swordfish whose base or cover units include boxes */
     LOGIC_TECHNIQUES /* count, not a technique */
 } logic_technique;
 
@@ -125,6 +129,7 @@ enum {
     LOGIC_COLOR_TRAP = 1,  /* a candidate sees both colours */
     LOGIC_COLOR_WRAP = 2,  /* one colour sees itself: all of it goes */
     /* LOGIC_UNIQUE_RECTANGLE: the type, 1, 2, 3, 4 or 6 */
+    /* LOGIC_AVOIDABLE_RECTANGLE: the type, 1 or 2 */
     /* LOGIC_MULTI_COLORING: 1 a cell sees a colour of each cluster, 2 a
      * colour sees both colours of the other cluster (it goes) */
     /* LOGIC_NICE_LOOP and LOGIC_GROUPED_NICE_LOOP */
@@ -168,7 +173,9 @@ typedef struct {
     int n_eliminations;          /* how many candidates in all */
     /* The pattern, per cell, in up to three groups of candidates:
      * group 0: the pattern (subset cells, fish base candidates, colour A,
-     *          wing cells, rectangle corners, first ALS, chain nodes);
+     *          wing cells, rectangle corners, first ALS, chain nodes; an
+ *          avoidable rectangle's placed corners too, each with its value,
+ *          the one pattern that holds filled cells);
      * group 1: its second part (fins, a wing's pivot, colour B, second
      *          ALS, a rectangle's extra candidates);
      * group 2: the third ALS of an ALS-XY-wing (an ALS-XY-chain's ALSs
@@ -179,7 +186,7 @@ typedef struct {
      * the same digit and `on`. */
     uint16_t pattern[LOGIC_GROUPS][81];
     uint8_t units[LOGIC_MAX_UNITS]; /* units of the pattern, in order (fish:
-                                       base lines then cover lines) */
+                                       base units then cover units) */
     int n_units;
     uint16_t digits;             /* the pattern's digits (mask) */
     int n_chain;
@@ -193,6 +200,8 @@ typedef struct {
     uint8_t cells[81];     /* 0 blank, 1..9 */
     uint16_t cand[81];     /* candidates of each blank; 0 for filled */
     logic_cells where[9];  /* [d-1]: blank cells with candidate d */
+    logic_cells givens;    /* the filled cells that are givens; the others were
+                              placed (by the player or by steps) */
     int blanks;            /* blank cells left */
     int broken;            /* a contradiction was seen: logic_find finds nothing */
 } logic_board;
@@ -201,6 +210,12 @@ typedef struct {
  * the player's 81 candidate masks (only bits 0-8 are read). Returns LOGIC_OK,
  * LOGIC_EINVAL or LOGIC_CONTRADICTION (see BAD INPUT). */
 int logic_init(logic_board *b, const uint8_t cells[81], const uint16_t *pencil);
+
+/* Which filled cells of `b` are givens. logic_init makes every filled cell a
+ * given (a puzzle, as Grade and Generate solve it: the cells a solve places
+ * are not); a player's board says which are the puzzle's: a cell is a given
+ * when `givens` holds its value there (0 elsewhere). Call it after logic_init. */
+void logic_set_givens(logic_board *b, const uint8_t givens[81]);
 
 /* The easiest step on `b`, written to `out`: returns 1, or 0 when no
  * technique applies (or the board is solved or contradictory). `unique`:

@@ -696,6 +696,10 @@ class Step(_message.Message):
         TECHNIQUE_GROUPED_NICE_LOOP: _ClassVar[Step.Technique]
         ALS_XY_CHAIN: _ClassVar[Step.Technique]
         TECHNIQUE_ALS_XY_CHAIN: _ClassVar[Step.Technique]
+        AVOIDABLE_RECTANGLE: _ClassVar[Step.Technique]
+        TECHNIQUE_AVOIDABLE_RECTANGLE: _ClassVar[Step.Technique]
+        FINNED_FRANKEN_SWORDFISH: _ClassVar[Step.Technique]
+        TECHNIQUE_FINNED_FRANKEN_SWORDFISH: _ClassVar[Step.Technique]
     TECHNIQUE_UNSPECIFIED: Step.Technique
     FULL_HOUSE: Step.Technique
     TECHNIQUE_FULL_HOUSE: Step.Technique
@@ -795,6 +799,10 @@ class Step(_message.Message):
     TECHNIQUE_GROUPED_NICE_LOOP: Step.Technique
     ALS_XY_CHAIN: Step.Technique
     TECHNIQUE_ALS_XY_CHAIN: Step.Technique
+    AVOIDABLE_RECTANGLE: Step.Technique
+    TECHNIQUE_AVOIDABLE_RECTANGLE: Step.Technique
+    FINNED_FRANKEN_SWORDFISH: Step.Technique
+    TECHNIQUE_FINNED_FRANKEN_SWORDFISH: Step.Technique
     TECHNIQUE_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_FIELD_NUMBER: _ClassVar[int]

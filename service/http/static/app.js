@@ -89,7 +89,7 @@ const TITLES = {
   SIMPLE_COLORING: "simple colouring", BUG_PLUS_ONE: "BUG+1", X_CHAIN: "X-chain", XY_CHAIN: "XY-chain",
   AIC: "alternating inference chain", ALS_XZ: "ALS-XZ", ALS_XY_WING: "ALS-XY-wing",
   MULTI_COLORING: "multi-colouring", SUE_DE_COQ: "Sue de Coq", GROUPED_AIC: "grouped alternating inference chain",
-  ALS_XY_CHAIN: "ALS-XY-chain",
+  ALS_XY_CHAIN: "ALS-XY-chain", FINNED_FRANKEN_SWORDFISH: "finned Franken swordfish",
 };
 // An enum value's name as JSON writes it: the first declared for its number.
 // Not the TypeScript enum's reverse mapping (Level[1]): with the proto's

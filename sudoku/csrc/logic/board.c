@@ -41,7 +41,18 @@ int logic_init(logic_board *b, const uint8_t cells[81], const uint16_t *pencil)
         FOR_DIGITS(d, m)
             b->where[d - 1] |= BIT(c);
     }
+    for (int c = 0; c < 81; c++)
+        if (cells[c])
+            b->givens |= BIT(c);
     return b->broken ? LOGIC_CONTRADICTION : LOGIC_OK;
+}
+
+void logic_set_givens(logic_board *b, const uint8_t givens[81])
+{
+    b->givens = 0;
+    for (int c = 0; c < 81; c++)
+        if (givens[c] && givens[c] == b->cells[c])
+            b->givens |= BIT(c);
 }
 
 static void place(logic_board *b, int c, int d)

@@ -1,5 +1,6 @@
 /*
- * fish.c: basic fish (X-wing, swordfish, jellyfish), finned and sashimi fish.
+ * fish.c: basic fish (X-wing, swordfish, jellyfish), finned and sashimi fish,
+ * Franken fish and finned Franken fish.
  *
  * Part of the human solver's one translation unit (logic.c includes it);
  * internal.h holds what the families share.
@@ -209,6 +210,169 @@ static int find_finned_fish(const logic_board *b, const rung_args *args, logic_s
                 if (bits9(mask[l]) >= 2)
                     q.list[q.m++] = l;
             if (q.m >= n && finned_dfs(&q, 0, 0, 0))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Franken fish of size n (X-wing 2, swordfish 3): n base units and n cover
+ * units on one digit, the base rows and boxes and the cover columns and
+ * boxes, or the base columns and boxes and the cover rows and boxes, with
+ * a box among them (without one it is a basic fish). No two base units
+ * share a cell holding the digit, so the solution has n of it there, in n
+ * cells. With every base candidate in a cover unit, those n are in the
+ * covers, and as each cover unit holds the digit once, they are all the
+ * covers hold: the digit goes from the cover units' other cells. Finned:
+ * the base candidates that no cover unit holds are fins (up to
+ * FRANKEN_MAX_FINS; more are rare and slow to look for); either a fin is true or the fish is, so the digit
+ * goes from those cells that also see every fin. Digits up, base rows and
+ * boxes before base columns and boxes, base units (in unit order) in
+ * lexicographic combinations, then covers: the first uncovered base cell's
+ * line, then its box, then (finned) the cell as a fin.
+ */
+#define FRANKEN_MAX_FINS 2
+
+typedef struct {
+    const logic_board *b;
+    int d, cols, n, finned;
+    cells_t where;           /* the digit's cells */
+    cells_t base_cells;      /* the base units' candidates of the digit */
+    uint32_t base, cover;    /* units, bit u */
+    logic_technique t;
+    logic_step *s;
+} franken_search;
+
+static int franken_done(franken_search *q, cells_t covered, cells_t fins)
+{
+    if (!(q->base & (0x1FFu << 18)) && !(q->cover & (0x1FFu << 18)))
+        return 0; /* no box: a basic or finned basic fish, an earlier rung's */
+    if (!q->finned != !fins || popcount(fins) > FRANKEN_MAX_FINS)
+        return 0;
+    cells_t out = covered & ~q->base_cells;
+    if (fins)
+        out &= common_peers(fins);
+    if (!out)
+        return 0;
+    step_start(q->s, q->t);
+    step_eliminate(q->s, q->b, out, q->d);
+    step_mark_digit(q->s, q->b, 0, q->base_cells & ~fins, q->d);
+    step_mark_digit(q->s, q->b, 1, fins, q->d);
+    int u;
+    for (u = 0; u < 27; u++)
+        if (q->base >> u & 1)
+            step_unit(q->s, u);
+    for (u = 0; u < 27; u++)
+        if (q->cover >> u & 1)
+            step_unit(q->s, u);
+    q->s->digits = (uint16_t)(1u << (q->d - 1));
+    return 1;
+}
+
+/* Whether `left` more cover units and `fins` more fins could take the
+ * base cells `rest`: the `left` units holding most of them, and the fins,
+ * hold as many. The units: the cover kind's lines and the boxes not used. */
+static int franken_may_cover(const franken_search *q, cells_t rest, int left, int fins)
+{
+    int need = popcount(rest) - fins;
+    if (need <= 0)
+        return 1;
+    int best[3] = {0, 0, 0};
+    for (int u = 0; u < 27; u++) {
+        int kind = u < 9 ? 0 : u < 18 ? 1 : 2;
+        if ((kind != 2 && kind == q->cols) || ((q->base | q->cover) >> u & 1))
+            continue;
+        int k = popcount(UNIT[u] & rest);
+        for (int i = 0; i < left; i++)
+            if (k > best[i]) {
+                int t = best[i];
+                best[i] = k;
+                k = t;
+            }
+    }
+    for (int i = 0; i < left; i++)
+        need -= best[i];
+    return need <= 0;
+}
+
+/* Covers for the base in q: `covered` the digit's cells in the cover units
+ * so far, `fins` the base cells left uncovered, `seen` the cells that see
+ * every fin, `k` the cover units. */
+static int franken_cover(franken_search *q, cells_t covered, cells_t fins, cells_t seen, int k)
+{
+    cells_t rest = q->base_cells & ~covered & ~fins;
+    if (k == q->n) {
+        if (rest && (popcount(fins | rest) > FRANKEN_MAX_FINS || !(common_peers(rest) & seen)))
+            return 0;
+        return franken_done(q, covered, fins | rest);
+    }
+    if (!rest)
+        return 0; /* fewer covers than base units: not a fish of this size */
+    /* a bound worth its cost once a base, not at every cover */
+    if (!k && !franken_may_cover(q, rest, q->n, q->finned ? FRANKEN_MAX_FINS : 0))
+        return 0;
+    int c = first_cell(rest);
+    int units[2] = {q->cols ? row_of(c) : 9 + col_of(c), 18 + box_of(c)};
+    for (int i = 0; i < 2; i++) {
+        int u = units[i];
+        if ((q->base | q->cover) >> u & 1)
+            continue;
+        q->cover |= 1u << u;
+        int found = franken_cover(q, covered | (UNIT[u] & q->where), fins, seen, k + 1);
+        q->cover &= ~(1u << u);
+        if (found)
+            return 1;
+    }
+    if (!q->finned || popcount(fins) >= FRANKEN_MAX_FINS)
+        return 0;
+    /* the fins must leave a cell seeing them all that could lose the digit */
+    cells_t with = seen & PEERS[c];
+    if (!(with & q->where & ~q->base_cells))
+        return 0;
+    return franken_cover(q, covered, fins | BIT(c), with, k);
+}
+
+/* Base units from list[start..] (units, in order), `depth` chosen so far. */
+static int franken_base(franken_search *q, const int *list, int m, int start, int depth)
+{
+    if (depth == q->n)
+        return franken_cover(q, 0, 0, ALL_CELLS, 0);
+    for (int i = start; i <= m - (q->n - depth); i++) {
+        cells_t cells = UNIT[list[i]] & q->where;
+        if (cells & q->base_cells)
+            continue; /* base units share no candidate */
+        q->base |= 1u << list[i];
+        q->base_cells |= cells;
+        int found = franken_base(q, list, m, i + 1, depth + 1);
+        q->base &= ~(1u << list[i]);
+        q->base_cells &= ~cells;
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* `technique`: LOGIC_FINNED_FRANKEN_SWORDFISH (finned; any other technique
+ * looks for the fish without fins); args->size n. The ladder has the
+ * finned swordfish alone: a Franken X-wing is a grouped X-chain of its two
+ * base units (each meets both covers once pointing and claiming are done),
+ * and no board was found where a Franken swordfish or a finned Franken
+ * X-wing comes before the rungs below it, while each costs a search. */
+static int find_franken_fish(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    franken_search q = {b, 0, 0, args->size, 0, 0, 0, 0, 0, args->technique, s};
+    q.finned = args->technique == LOGIC_FINNED_FRANKEN_SWORDFISH;
+    FOR_DIGITS(q.d, args->look) {
+        q.where = b->where[q.d - 1];
+        for (q.cols = 0; q.cols < 2; q.cols++) {
+            int list[18], m = 0;
+            for (int u = 0; u < 27; u++) {
+                int kind = u < 9 ? 0 : u < 18 ? 1 : 2;
+                if ((kind == 2 || kind == q.cols) && popcount(UNIT[u] & q.where) >= 2)
+                    list[m++] = u;
+            }
+            if (m >= q.n && franken_base(&q, list, m, 0, 0))
                 return 1;
         }
     }

@@ -57,6 +57,7 @@ static const rung LADDER[] = {
     {find_xyz_wing, LOGIC_XYZ_WING, 0, 0, 0},
     {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, 0, 0},
     {find_hidden_rectangle, LOGIC_HIDDEN_RECTANGLE, 1, 0, 0},
+    {find_avoidable_rectangle, LOGIC_AVOIDABLE_RECTANGLE, 1, 0, 0},
     {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2},
     {find_finned_fish, LOGIC_FINNED_SWORDFISH, 0, LOCAL_DIGITS, 3},
     {find_finned_fish, LOGIC_FINNED_JELLYFISH, 0, LOCAL_DIGITS, 4},
@@ -68,6 +69,7 @@ static const rung LADDER[] = {
     {find_aic, LOGIC_AIC, 0, 0, 0}, /* and nice loops */
     {find_grouped_chain, LOGIC_GROUPED_AIC, 0, 0, 0}, /* and grouped nice loops */
     {find_als, LOGIC_ALS_XZ, 0, 0, 0}, /* and ALS-XY-wing and ALS-XY-chain, on the same ALSs */
+    {find_franken_fish, LOGIC_FINNED_FRANKEN_SWORDFISH, 0, LOCAL_DIGITS, 3},
     {find_forcing, LOGIC_FORCING_CHAIN, 0, 0, 0},
     {find_nested_forcing, LOGIC_NESTED_FORCING, 0, 0, 0},
     {find_trial, LOGIC_TRIAL, 0, 0, 0},
@@ -255,6 +257,8 @@ static const struct {
     [LOGIC_GROUPED_AIC] = {300, 4},
     [LOGIC_GROUPED_NICE_LOOP] = {300, 4},
     [LOGIC_ALS_XY_CHAIN] = {340, 4},
+    [LOGIC_AVOIDABLE_RECTANGLE] = {100, 3},
+    [LOGIC_FINNED_FRANKEN_SWORDFISH] = {410, 4},
 };
 
 static const char *const NAMES[LOGIC_TECHNIQUES] = {
@@ -268,7 +272,7 @@ static const char *const NAMES[LOGIC_TECHNIQUES] = {
     "FORCING_CHAIN", "FORCING_NET", "NESTED_FORCING", "TRIAL",
     "LOCKED_PAIR", "LOCKED_TRIPLE", "REMOTE_PAIR", "TURBOT_FISH", "EMPTY_RECTANGLE",
     "HIDDEN_RECTANGLE", "SUE_DE_COQ", "MULTI_COLORING", "GROUPED_AIC", "GROUPED_NICE_LOOP",
-    "ALS_XY_CHAIN",
+    "ALS_XY_CHAIN", "AVOIDABLE_RECTANGLE", "FINNED_FRANKEN_SWORDFISH",
 };
 
 const char *logic_name(logic_technique t)

@@ -1,6 +1,6 @@
 /*
- * uniqueness.c: unique and hidden rectangles and BUG+1 (sound only for a
- * puzzle with one solution).
+ * uniqueness.c: unique, hidden and avoidable rectangles and BUG+1 (sound
+ * only for a puzzle with one solution).
  *
  * Part of the human solver's one translation unit (logic.c includes it);
  * internal.h holds what the families share.
@@ -320,6 +320,111 @@ static int find_hidden_rectangle(const logic_board *b, const rung_args *args, lo
 {
     (void)args;
     return each_diagonal(b, hidden_rectangle, s);
+}
+
+/*
+ * Avoidable rectangle: four cells in two rows, two columns and exactly two
+ * boxes, none of them a given, where A and B (in one line) were placed as
+ * a and b. Were the two across from them, C (across from A) and D, b and a,
+ * the four would be a, b, a, b round it, and since no given pins any of
+ * them, swapping a and b would give the givens a second solution. The
+ * placed cells are the solution's (every step is sound, and a player's
+ * entries are checked against the solution first), so in a puzzle with
+ * one solution C is not b or D is not a.
+ * Type 1: C was placed as b too; D loses a (or D was placed as a, C loses b).
+ * Type 2: C holds only b and x, D only a and x: one of them is x, so the
+ * cells seeing both lose x.
+ * A placed cells in order, B after it in its row then its column, the
+ * other line in order.
+ */
+typedef int (*avoidable_fn)(const logic_board *b, cells_t placed, const int c[4], logic_step *s);
+
+static int each_avoidable(const logic_board *b, cells_t placed, avoidable_fn try_rect, logic_step *s)
+{
+    int a;
+    FOR_CELLS(a, placed) {
+        for (int cols = 0; cols < 2; cols++) {
+            cells_t line = cols ? COL_SET(col_of(a)) : ROW_SET(row_of(a));
+            int p;
+            FOR_CELLS(p, placed & line & ~((BIT(a) << 1) - 1)) {
+                /* along the line: a and p's positions, across: the line they share */
+                int at = cols ? row_of(a) : col_of(a), pt = cols ? row_of(p) : col_of(p);
+                int here = cols ? col_of(a) : row_of(a);
+                int same_box = at / 3 == pt / 3;
+                for (int other = 0; other < 9; other++) {
+                    if (other == here || (other / 3 == here / 3) == same_box)
+                        continue;
+                    int c[4] = {a, p, cols ? at * 9 + other : other * 9 + at,
+                                cols ? pt * 9 + other : other * 9 + pt};
+                    if (try_rect(b, placed, c, s))
+                        return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* The corners (A, B, C, D as each_avoidable gives them), each with the
+ * digit the rectangle would have there: A a, B b, C b, D a. */
+static void avoidable_pattern(const logic_board *b, const int c[4], int variant, logic_step *s)
+{
+    step_start(s, LOGIC_AVOIDABLE_RECTANGLE);
+    s->variant = variant;
+    unsigned va = 1u << (b->cells[c[0]] - 1), vb = 1u << (b->cells[c[1]] - 1);
+    unsigned want[4] = {va, vb, vb, va};
+    for (int i = 0; i < 4; i++)
+        s->pattern[0][c[i]] = (uint16_t)(b->cells[c[i]] ? want[i] : b->cand[c[i]] & want[i]);
+    s->digits = (uint16_t)(va | vb);
+}
+
+static int avoidable_type1(const logic_board *b, cells_t placed, const int c[4], logic_step *s)
+{
+    int va = b->cells[c[0]], vb = b->cells[c[1]];
+    for (int i = 2; i < 4; i++) {
+        int solved = c[i], open = c[5 - i];
+        int solved_digit = i == 2 ? vb : va, open_digit = i == 2 ? va : vb;
+        if (!((placed >> solved) & 1) || b->cells[solved] != solved_digit || !has_cand(b, open, open_digit))
+            continue;
+        avoidable_pattern(b, c, 1, s);
+        step_eliminate(s, b, BIT(open), open_digit);
+        return 1;
+    }
+    return 0;
+}
+
+static int avoidable_type2(const logic_board *b, cells_t placed, const int c[4], logic_step *s)
+{
+    (void)placed;
+    unsigned va = 1u << (b->cells[c[0]] - 1), vb = 1u << (b->cells[c[1]] - 1);
+    unsigned cc = b->cand[c[2]], cd = b->cand[c[3]];
+    if (bits9(cc) != 2 || !(cc & vb) || (cc & va))
+        return 0;
+    unsigned x = cc & ~vb;
+    if (cd != (va | x))
+        return 0;
+    int z = low_digit(x);
+    cells_t out = PEERS[c[2]] & PEERS[c[3]] & b->where[z - 1];
+    if (!out)
+        return 0;
+    avoidable_pattern(b, c, 2, s);
+    s->pattern[1][c[2]] = (uint16_t)x;
+    s->pattern[1][c[3]] = (uint16_t)x;
+    step_eliminate(s, b, out, z);
+    return 1;
+}
+
+static int find_avoidable_rectangle(const logic_board *b, const rung_args *args, logic_step *s)
+{
+    (void)args;
+    cells_t placed = 0;
+    for (int c = 0; c < 81; c++)
+        if (b->cells[c])
+            placed |= BIT(c);
+    placed &= ~b->givens;
+    if (popcount(placed) < 2)
+        return 0;
+    return each_avoidable(b, placed, avoidable_type1, s) || each_avoidable(b, placed, avoidable_type2, s);
 }
 
 /*
