@@ -48,11 +48,11 @@ $(BIN)/python:
 # the stamp, so no test imports a missing or stale build.
 ENGINE_BUILT := $(wildcard sudoku/_engine*.so)
 engine-missing:
-$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard sudoku/csrc/* sudoku/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
+$(BIN)/.installed: $(BIN)/python pyproject.toml setup.py $(wildcard sudoku/csrc/* sudoku/csrc/logic/* sudoku/csrc/binding/*) $(if $(ENGINE_BUILT),,engine-missing)
 	$(BIN)/python -m pip install -q -e .
 	@touch $@
 
-$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard sudoku/csrc/* sudoku/csrc/logic/*) $(if $(ENGINE_BUILT),,engine-missing)
+$(BIN)/.installed-test: $(BIN)/python pyproject.toml setup.py $(wildcard sudoku/csrc/* sudoku/csrc/logic/* sudoku/csrc/binding/*) $(if $(ENGINE_BUILT),,engine-missing)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $@ $(BIN)/.installed
 

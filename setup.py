@@ -30,7 +30,7 @@ setup(
             sources=[f"{CSRC}/stepper.c", f"{CSRC}/fastpath.c", f"{CSRC}/logic.c", f"{CSRC}/generate.c",
                      f"{CSRC}/enginemodule.c"],
             depends=[f"{CSRC}/stepper.h", f"{CSRC}/fastpath.h", f"{CSRC}/logic.h", f"{CSRC}/generate.h",
-                     *sorted(glob.glob(f"{CSRC}/logic/*"))],
+                     *sorted(glob.glob(f"{CSRC}/logic/*")), *sorted(glob.glob(f"{CSRC}/binding/*"))],
             # the files of logic/ include logic.h
             include_dirs=[CSRC],
             extra_compile_args=compile_args(),
