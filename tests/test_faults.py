@@ -44,6 +44,17 @@ def long_solve(max_steps: int = 100_000_000, **fields) -> pb.SolveRequest:
     return pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE, max_steps=max_steps, **fields)
 
 
+# A time limit no machine reaches before a long_solve's step cap: a test that
+# asserts the cap was reached runs on a service allowing it (on a loaded
+# machine the default 10 s ended 100M steps at 45-97M).
+ROOMY_MS = 600_000
+
+
+def roomy_stub(custom_service):
+    """A channel and stub to a service whose time limit is ROOMY_MS."""
+    return custom_service(max_time_ms=ROOMY_MS).stub()
+
+
 def worker_running(redis, job_id: str, timeout: float = 15) -> int:
     """The pid of the worker process running `job_id`."""
 
@@ -79,7 +90,9 @@ class Reader(threading.Thread):
 
 def test_a_solve_survives_its_worker_being_killed(stub, redis):
     """SIGKILL mid-job: retried on another worker; the client's stream has
-    every seq once, in order, the same final result, within 10 s."""
+    every seq once, in order, the same final result, within 30 s (the
+    heartbeat lapses in 4 s and the retry reruns the search: 5-6 s on an
+    idle machine, 12 s under stress-ng --cpu 2 beside the suite)."""
     pacing = pb.Pacing(duration_ms=10_000, fps=30, unpaced=True)
     reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
     assert reader.first.wait(TIMEOUT)
@@ -94,7 +107,7 @@ def test_a_solve_survives_its_worker_being_killed(stub, redis):
     reader.join(TIMEOUT)
     assert reader.error is None, reader.error
     frames = reader.items
-    assert reader.stamps[-1] - killed < 10
+    assert reader.stamps[-1] - killed < 30
     assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
     assert len(frames) == 301
     draw(frames)  # every keyframe agrees with the frames before it
@@ -150,9 +163,10 @@ def idle(redis, pid: int) -> bool:
     return False
 
 
-def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, redis):
+def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_service, redis):
     """SIGTERM once: the worker finishes its job, then exits. SIGTERM twice:
     the job is requeued and another worker finishes it."""
+    channel, stub = roomy_stub(custom_service)
     expected = engine.Stepper(ENDLESS, strategy="naive", max_steps=100_000_000)
     expected.skip(100_000_000)
     # A watched search: the worker measures it, then writes its frames, so
@@ -160,7 +174,8 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, red
     # unwatched one took 1.4 s here, too close).
     pacing = pb.Pacing(duration_ms=10_000, fps=30, unpaced=True)
     for signals in (1, 2):
-        reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing), timeout=TIMEOUT))
+        reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing, time_limit_ms=ROOMY_MS),
+                                   timeout=TIMEOUT))
         assert reader.first.wait(TIMEOUT)
         pid = worker_running(redis, reader.items[0].job_id)
         os.kill(pid, signal.SIGTERM)
@@ -173,6 +188,7 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(stub, red
         assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
         assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, expected.steps)
         assert draw(frames)[-1] == expected.board
+    channel.close()
 
 
 def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_service, redis):
@@ -190,16 +206,18 @@ def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_s
     channel.close()
 
 
-def test_a_vanished_client_leaves_its_job_running_unless_asked(service, redis):
+def test_a_vanished_client_leaves_its_job_running_unless_asked(custom_service, redis):
     """Without cancel_on_disconnect the job finishes and can be watched; with
     it, the job stops once the service sees the client go (within a second
     on an idle machine: the Watch's deadline bounds it here)."""
+    service = custom_service(max_time_ms=ROOMY_MS)
     for cancel in (False, True):
         # The cancelled one could run for minutes: however slow the machine,
         # it cannot reach its cap before the service notices the client left.
         cap = 10**11 if cancel else 100_000_000
         channel, stub = service.stub()
-        call = stub.Solve(long_solve(max_steps=cap, cancel_on_disconnect=cancel), timeout=TIMEOUT)
+        call = stub.Solve(long_solve(max_steps=cap, cancel_on_disconnect=cancel, time_limit_ms=ROOMY_MS),
+                          timeout=TIMEOUT)
         job_id = next(call).job_id
         worker_running(redis, job_id)
         channel.close()  # the client vanishes
