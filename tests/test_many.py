@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import socket
 import sys
 import threading
 import time
@@ -20,7 +21,7 @@ from sudoku import engine, keys, replies
 from sudoku.specs import CountManySpec
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
-from tests.stack import free_port, until, until_steady
+from tests.stack import until, until_steady
 from worker import counting
 from worker.workers import SudokuWorker
 
@@ -438,10 +439,15 @@ def test_a_watched_job_sees_its_cancel_without_looking_itself(redis):
 def test_a_watchers_failed_look_is_raised_in_the_work():
     """Redis away during a watched job: over() raises the look's error, so
     the job fails and is retried instead of counting on unwatched."""
-    dead = Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.2)
-    work = counting.CallWork(dead, "gone", budget_ms=0)
-    with work.watched() as stop:
-        until(lambda: work.failure is not None, "the look failed", timeout=5, every=0.01)
-        assert stop[0] == 1
-        with pytest.raises(RedisConnectionError):
-            work.over()
+    # A port bound and never listened on refuses every connection, and no
+    # other process (another test's Redis) can take it meanwhile, as it
+    # could a port free_port() found free.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        dead = Redis(host="127.0.0.1", port=held.getsockname()[1], socket_connect_timeout=0.2)
+        work = counting.CallWork(dead, "gone", budget_ms=0)
+        with work.watched() as stop:
+            until(lambda: work.failure is not None, "the look failed", timeout=5, every=0.01)
+            assert stop[0] == 1
+            with pytest.raises(RedisConnectionError):
+                work.over()

@@ -84,6 +84,10 @@ class Cell:
         await self.stops.close()
         await self.inbox.close()
         await self.hub.close()
+        # A stream whose generator the loop finalised late (its client cut
+        # off as the server stopped) leaves its playback entry now, while
+        # the client it uses is still open.
+        await self.stops.leaving.close(grace=1.0)
         await self.redis.aclose()
         await self.enqueuer.close()
         self.sync_redis.close()

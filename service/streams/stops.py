@@ -85,6 +85,8 @@ class Stops:
         self.closing = True
         if self.task is not None:
             await futures.stop([self.task])
+        # Streams the stopping server cut short meanwhile are leaving too.
+        await self.leaving.close(grace=1.0)
 
     async def _follow(self) -> None:
         last_id = None
