@@ -98,7 +98,16 @@ class Outliving:
         return task
 
     async def close(self, grace: float = 0.0) -> None:
-        await settle(self.tasks, grace)
+        """Gives the tasks `grace` seconds to end, those spawned meanwhile
+        included (a stream cut short as the service stops spawns its own),
+        then stops those left."""
+        deadline = asyncio.get_running_loop().time() + grace
+        while pending := {task for task in self.tasks if not task.done()}:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                await stop(pending)
+                return
+            await asyncio.wait(pending, timeout=left)
 
 
 async def settle(tasks: Iterable[asyncio.Task], grace: float) -> None:

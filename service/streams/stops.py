@@ -80,12 +80,10 @@ class Stops:
         self.task = asyncio.create_task(self._follow(), name="stops")
 
     async def close(self) -> None:
-        # Streams that just ended (a stopping server cancels them) finish leaving.
-        await self.leaving.close(grace=1.0)
         self.closing = True
         if self.task is not None:
             await futures.stop([self.task])
-        # Streams the stopping server cut short meanwhile are leaving too.
+        # Streams that just ended (a stopping server cancels them) finish leaving.
         await self.leaving.close(grace=1.0)
 
     async def _follow(self) -> None:
