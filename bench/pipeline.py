@@ -22,8 +22,9 @@ in: a fresh board each call), count (the same boards, limit 2), grade
 solve of a fresh board; Redis CPU is also given per frame).
 
 Redis B/call is what a call keeps in Redis while it is kept: used_memory
-after 300 more calls at 16 in flight, less before, per call (an answered
-job stays 5 s; the result cache's entry, SUDOKU_CACHE_TTL_S), and calls/job
+after 300 more calls at 16 in flight, less before, per call (a job that
+answered on an inbox goes as it ends; the result cache's entry stays
+SUDOKU_CACHE_TTL_S), and calls/job
 @16 how many calls a coalesced job carried in that burst.
 """
 
@@ -233,19 +234,22 @@ def measure(target, method: str, stream: bool, requests: list[bytes], in_flight:
 
 def footprint(target, method: str, stream: bool, requests: list[bytes], redis: Redis) -> float:
     """Bytes of Redis memory a call keeps, and calls a job carried, over a
-    burst of calls at 16 in flight (over in well under the 5 s an answered
-    job stays): used_memory after less before, a call's share, with what
-    the result cache keeps of it; the calls over the jobs they made."""
-    time.sleep(6)  # the jobs of the run before expire (5 s after they answered), not during the burst
-    used0, jobs0 = redis.info("memory")["used_memory"], job_keys(redis)
+    burst of calls at 16 in flight: used_memory after less before, a
+    call's share, with what the result cache keeps of it; the calls over
+    the jobs they made."""
+    time.sleep(6)  # what the run before keeps for seconds (a watched solve's job) goes, not during the burst
+    used0, jobs0 = redis.info("memory")["used_memory"], jobs_done(redis)
     asyncio.run(drive(target.address, method, stream, requests, 16))
-    used1, jobs1 = redis.info("memory")["used_memory"], job_keys(redis)
-    return (used1 - used0) / len(requests), len(requests) / max(1, len(jobs1 - jobs0))
+    used1, jobs1 = redis.info("memory")["used_memory"], jobs_done(redis)
+    return (used1 - used0) / len(requests), len(requests) / max(1, jobs1 - jobs0)
 
 
-def job_keys(redis: Redis) -> set[bytes]:
-    """The RQ jobs in Redis (rq:job:<id>, not their executions' keys)."""
-    return {key for key in redis.scan_iter(match="rq:job:*", count=1000) if key.count(b":") == 2}
+def jobs_done(redis: Redis) -> int:
+    """Jobs the workers have finished, by their own count (RQ's worker
+    hashes): a job that answered on an inbox leaves no key behind to count."""
+    from rq import Worker
+
+    return sum(worker.successful_job_count for worker in Worker.all(connection=redis))
 
 
 def main() -> None:

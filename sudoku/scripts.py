@@ -316,11 +316,23 @@ return redis.call('HGETALL', KEYS[6])
 #       executions, suspension flag
 # ARGV: working time, started_at, ended_at, result ttl, finished score,
 #       job id, composite key, execution id, worker name, then the Result's fields
+# A result ttl of 0 (a job that answered on an inbox: worker/calls.py) is
+# RQ's "deleted on success": the job's hash, its Result and its links go
+# instead of being kept, the rest as above. Such a job with dependents
+# returns {-2, 1} before writing anything, for RQ's own code to finish it.
 FINISH = Script("""
 local owner = redis.call('HMGET', KEYS[2], 'status', 'worker_name')
 if owner[1] ~= 'started' or owner[2] ~= ARGV[9] then return {-1, 0} end
+if ARGV[4] == '0' and redis.call('EXISTS', KEYS[5]) == 1 then return {-2, 1} end
 redis.call('HINCRBY', KEYS[1], 'successful_job_count', 1)
 redis.call('HINCRBYFLOAT', KEYS[1], 'total_working_time', ARGV[1])
+if ARGV[4] == '0' then
+  redis.call('DEL', KEYS[2], KEYS[5], KEYS[6], KEYS[3], KEYS[7], KEYS[9])
+  redis.call('ZREM', KEYS[8], ARGV[7])
+  redis.call('SREM', KEYS[10], ARGV[7])
+  redis.call('HSET', KEYS[1], 'state', 'idle')
+  return {redis.call('EXISTS', KEYS[11]), 0}
+end
 redis.call('HSET', KEYS[2], 'status', 'finished', 'started_at', ARGV[2], 'ended_at', ARGV[3],
            'last_heartbeat', ARGV[3])
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10', '*', unpack(ARGV, 10))

@@ -88,7 +88,7 @@ def _kill_after_a_reply() -> None:
 class FaultyWorker(SudokuWorker):
     def run_job(self, job, queue, execution) -> bool:
         carried = getattr(job, "started_fields", {}).get(keys.CALLS_FIELD.encode(), b"")
-        if KILL_AFTER_A_REPLY.encode() in carried and self.connection.set(f"test:killed:{job.id}", 1, nx=True, ex=600):
+        if KILL_AFTER_A_REPLY.encode() in carried and self.connection.set(f"test:killed:{job.id}", carried, nx=True, ex=600):
             _kill_after_a_reply()
         seed = _seed(job)
         if seed == POISON_SEED:

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from redis.asyncio import Redis as AsyncRedis
-from rq import Queue
+from rq import Queue, Worker
 from rq.job import Job
-from rq.registry import FinishedJobRegistry
 from rq.serializers import JSONSerializer
 
 from service.jobs.calls import FUNC, call_entry
@@ -106,8 +105,7 @@ def test_one_job_answers_each_call_its_own_way(workers_later):
     assert queued(redis) == 1  # one job carries all six
     redis.sadd(keys.cancelled_calls(job_id), "left")
     start()
-    until(lambda: Job.fetch(job_id, connection=redis, serializer=JSONSerializer).get_status() == "finished",
-          "the job finished", TIMEOUT)
+    until(lambda: not redis.exists(Job.key_for(job_id)), "the job finished and was deleted", TIMEOUT)
     replies = {fields[b"c"].decode(): fields for _, fields in redis.xrange(INBOX)}
     assert set(replies) == {"ok", "harder", "broken", "added"}
     for name, board in (("ok", BOARDS[0]), ("added", BOARDS[4])):
@@ -115,9 +113,8 @@ def test_one_job_answers_each_call_its_own_way(workers_later):
         assert board[move.cell] == "." and move.value
     assert replies["harder"][b"x"] == b"1"  # for the heavy lane
     assert replies["broken"][b"e"] == b"INTERNAL" and b"pencil_marks" in replies["broken"][b"m"]
-    # Nothing of the job is left but its hash, for ANSWERED_TTL_S.
-    assert not redis.exists(keys.calls(job_id), keys.cancelled_calls(job_id))
-    assert 0 < redis.ttl(Job.key_for(job_id)) <= ANSWERED_TTL_S
+    # Nothing of the job is left: its answers are on the inbox.
+    assert not redis.exists(keys.calls(job_id), keys.cancelled_calls(job_id), keys.result(job_id))
 
 
 def status_of(future: grpc.Future) -> grpc.StatusCode:
@@ -173,9 +170,9 @@ def test_calls_that_come_while_a_job_is_in_flight_ride_the_next_together(workers
         assert max(step.level for step in calls["harder"].result().before) > CHEAP_LEVEL
         # Two cheap jobs (the first call's, then the two calls left), and the
         # escalation's (a job finishes just after its last reply went out).
-        finished = lambda queue: FinishedJobRegistry(queue, connection=redis).count  # noqa: E731
-        until(lambda: finished(keys.QUEUE_HEAVY) == 1, "the escalation's job finished")
-        assert finished(keys.QUEUE_INTERACTIVE) == 2 and queued(redis) == 0
+        finished = lambda: sum(w.successful_job_count for w in Worker.all(connection=redis))  # noqa: E731
+        until(lambda: finished() == 3, "the three jobs finished")
+        assert queued(redis) == 0
 
 
 def test_a_job_whose_worker_dies_mid_way_answers_each_call_once(workers_later):
@@ -196,7 +193,6 @@ def test_a_job_whose_worker_dies_mid_way_answers_each_call_once(workers_later):
         assert len(killed) == 1, "the pair's job killed its first worker"
         assert set(supervisor.pids()) != pids  # and was finished by the next
         # (a job finishes just after its last reply went out: on a busy machine, not at once)
-        until(lambda: Job.fetch(killed[0], connection=redis, serializer=JSONSerializer).get_status() == "finished",
-              "the job taken up again finished")
-        carried = redis.hget(Job.key_for(killed[0]), keys.CALLS_FIELD).split(b"\n")
+        until(lambda: not redis.exists(Job.key_for(killed[0])), "the job taken up again finished (and went)")
+        carried = redis.get(f"test:killed:{killed[0]}").split(b"\n")  # what the killed attempt carried
         assert len(carried) == 2 and {json.loads(c)["s"]["givens"] for c in carried} == {BOARDS[5], KILL_AFTER_A_REPLY}

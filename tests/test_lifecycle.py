@@ -1,6 +1,6 @@
 """worker/lifecycle.py: LeanWorker leaves Redis as RQ's SimpleWorker does,
-during a job and after it, whatever the job does (succeeds, fails, is
-retried, has vanished, has dependents, suspends the workers).
+during a job and after it, whatever the job does (succeeds, with its result
+kept or deleted, fails, is retried, has vanished, has dependents, suspends the workers).
 
 Each case runs the same jobs, with the same ids, once under each worker
 class on a Redis of its own, and compares every key (tests/rqstate.py):
@@ -150,6 +150,39 @@ def test_jobs_that_succeed(fresh_redis, layout):
         assert state[Job.key_for(job_id).encode()][1][b"status"] == JobStatus.STARTED.value.encode()
     for job_id in ("job-ok", "job-first"):
         assert lean_after[Job.key_for(job_id).encode()][1][b"status"] == JobStatus.FINISHED.value.encode()
+
+
+def test_jobs_deleted_on_success(fresh_redis, layout):
+    """result_ttl=0, as the jobs that answer on an inbox are (service/jobs/calls.py)."""
+    def setup(queues):
+        queues[-1].enqueue_call(succeed, args=(21,), job_id="job-gone-ok", result_ttl=0)
+        queues[0].enqueue_call(succeed, args=(22,), job_id="job-gone-first", result_ttl=0)
+
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
+    assert lean_after == rq_after
+    for job_id in ("job-gone-ok", "job-gone-first"):
+        assert Job.key_for(job_id).encode() not in lean_after
+        assert Result.get_key(job_id).encode() not in lean_after
+
+
+def test_a_job_deleted_on_success_takes_the_script_not_rqs_transaction(fresh_redis):
+    redis = fresh_redis()
+    Queue(QUEUE, connection=redis, serializer=JSONSerializer).enqueue_call(succeed, args=(1,), result_ttl=0)
+    redis.config_resetstat()
+    LeanWorker([QUEUE], connection=redis, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+    assert redis.info("stats")["total_commands_processed"] > 0
+    assert "cmdstat_watch" not in redis.info("commandstats")  # RQ's handle_job_success WATCHes the dependents
+
+
+def test_a_job_deleted_on_success_with_dependents_enqueues_them(fresh_redis, layout):
+    def setup(queues):
+        first = queues[-1].enqueue_call(succeed, args=(1,), job_id="job-first", result_ttl=0)
+        queues[0].enqueue_call(succeed, args=(2,), job_id="job-then", depends_on=first, result_ttl=300)
+
+    rq_after, lean_after = run_under_both(fresh_redis, layout, setup)
+    assert lean_after == rq_after
+    assert Job.key_for("job-first").encode() not in lean_after
+    assert lean_after[Job.key_for("job-then").encode()][1][b"status"] == JobStatus.FINISHED.value.encode()
 
 
 def test_rq_reads_back_the_result_and_registries(fresh_redis):

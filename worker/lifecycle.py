@@ -14,9 +14,10 @@ second (and a second START where the heartbeat's TTL depends on the job:
 see start_job). docs/architecture.md's "Workers" has the figures
 (bench/service.py).
 
-Only the success path is scripted. A job that raises, returns Retry, repeats,
-is deleted on success (result_ttl=0) or kept for ever goes through RQ's own
-code, so retries and failure callbacks behave as RQ documents.
+Only the success path is scripted, for a result kept a while or deleted on
+success (result_ttl=0, as the jobs that answer on an inbox are). A job that
+raises, returns Retry, repeats, has dependents and is deleted on success, or
+is kept for ever goes through RQ's own code, so retries and failure callbacks behave as RQ documents.
 tests/test_lifecycle.py checks that Redis holds the same keys, fields,
 expiries and scores during and after a job as with RQ's SimpleWorker, for
 every outcome, on one queue and on two.
@@ -257,11 +258,15 @@ class LeanWorker(SimpleWorker):
         RQ enqueues them once the outcome is committed.
         """
         result_ttl = job.get_result_ttl(self.default_result_ttl)
-        fields = self._result_fields(job, execution) if result_ttl and result_ttl > 0 and not job.repeats_left else None
+        fields = None
+        if result_ttl == 0 and not job.repeats_left:
+            fields = []  # deleted on success: no Result to write
+        elif result_ttl and result_ttl > 0 and not job.repeats_left:
+            fields = self._result_fields(job, execution)
         if fields is None:
             self._pay_heartbeat(job)
             return super().handle_job_success(job, queue, started_job_registry, execution)
-        self._heartbeat_owed = 0  # written by the script
+        owed, self._heartbeat_owed = self._heartbeat_owed, 0  # written by the script
         started_key, finished_key = self.registry_keys(job.origin)
         keys_ = [self.key, job.key, Result.get_key(job.id), finished_key, job.dependents_key, job.dependencies_key,
                  execution.key, started_key, executions_key(job), execution.worker_executions_key, WORKERS_SUSPENDED]
@@ -273,6 +278,10 @@ class LeanWorker(SimpleWorker):
             log.warning("job %s: this attempt was superseded while it stalled; its result is dropped", job.id)
             self.drop(job, execution)
             return
+        if suspended == -2:  # deleted on success, with dependents: RQ moves them first
+            self._heartbeat_owed = owed
+            self._pay_heartbeat(job)
+            return super().handle_job_success(job, queue, started_job_registry, execution)
         self.executions.pop(execution.id, None)
         self._state = WorkerStatus.IDLE
         job._status = JobStatus.FINISHED

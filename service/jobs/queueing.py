@@ -45,7 +45,12 @@ class StoreFull(Exhausted):
     would refuse the writes of work already queued."""
 
 
-ANSWERED_TTL_S = 5
+# How long RQ keeps a job that answered on an inbox (a coalesced job's
+# calls, a batch's part): 0, deleted as it finishes (worker/lifecycle.py
+# does that in its FINISH script), since its answers are on the inbox and a
+# waiter's look at a job that is gone or finished says the same: lost. So a
+# call keeps nothing in Redis once answered but its cache entry.
+ANSWERED_TTL_S = 0
 # The share of Redis's maxmemory past which new work is refused.
 MEMORY_HIGH = 0.9
 
@@ -113,8 +118,6 @@ class Jobs:
         self.retry = Retry(max=settings.job_retries)  # of a job whose worker died
         self.calls_failure = Callback("worker.jobs.on_calls_failure")
         self.part_failure = Callback("worker.jobs.on_part_failure")
-        # How long RQ keeps a job that answered on an inbox: its answer is there,
-        # so this is only for `rq info` and a waiter's look at a job that ended.
         self.answered_ttl_s = ANSWERED_TTL_S
         # Workers taking each queue, from RQ's registry (a worker that died
         # stays there until a worker's maintenance cleans it: at worst an
