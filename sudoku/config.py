@@ -181,7 +181,7 @@ class Settings:
     # Identical count and hint requests within this many seconds are answered
     # from a cache (0 turns it off).
     cache_ttl_s: int = field(default=60, metadata={"env": "SUDOKU_CACHE_TTL_S"})
-    # RQ result retention for unary jobs (seconds).
+    # How long RQ keeps a failed job (seconds); answered ones go at once.
     result_ttl_s: int = field(default=300, metadata={"env": "SUDOKU_RESULT_TTL_S"})
     log_level: str = field(default="WARNING", metadata={"env": "SUDOKU_LOG_LEVEL"})
     # TLS: PEM files of the certificate (chain) and its private key; both

@@ -10,7 +10,6 @@ A unary job's result is then awaited through service/jobs/waiting.py.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from typing import Any
 
@@ -21,15 +20,13 @@ from rq import Callback, Queue, Retry
 from rq.serializers import JSONSerializer
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
-from service.jobs import waiting
 from service.jobs.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
-from service.rpc import metrics
 from service.rpc.validate import Invalid
 from service.streams.hub import StreamHub
 from sudoku import cells, keys, lanes, names, tracing
 from sudoku.config import Settings
 from sudoku.errors import Exhausted
-from sudoku.specs import SolveSpec, Spec
+from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
 
@@ -92,7 +89,8 @@ def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, 
                 runs=runs and not pacing_unpaced,
             )
         )
-    return pb.Frame(seq=keys.HEADER_SEQ, job_id=spec.job_id, cursor=-1, board=spec.board, counters=pb.Counters(), job=info)
+    return pb.Frame(seq=keys.HEADER_SEQ, job_id=spec.job_id, cursor=-1, board=spec.board,
+                    counters=pb.Counters(), job=info)
 
 
 def fingerprint(request: pb.SolveRequest) -> str:
@@ -197,33 +195,3 @@ class Jobs:
         if done.attached is not None:
             return done.attached, None
         return spec.job_id, first
-
-    async def run(self, func: str, spec: Spec | dict[str, Any], queue_name: str, time_limit_ms: int) -> Any:
-        """Queues a unary job and returns its result (or raises JobFailed)."""
-        return (await self.run_cached(func, spec, queue_name, time_limit_ms, None))[0]
-
-    async def run_cached(
-        self, func: str, spec: Spec | dict[str, Any], queue_name: str, time_limit_ms: int, cache_key: str | None,
-    ) -> tuple[Any, bool]:
-        """run(), unless the result cache holds the reply at `cache_key`
-        (looked up in the enqueue's round trip); returns the result and
-        whether it came from the cache."""
-        job_id = self.new_job_id()
-        args = spec if isinstance(spec, dict) else spec.to_dict()
-        queued_at = time.monotonic()
-        cached = (await self._enqueue(
-            queue_name,
-            func,
-            args,
-            job_id,
-            cached=cache_key,
-            timeout=time_limit_ms // 1000 + 60,
-            result_ttl=self.settings.result_ttl_s,
-            failure_ttl=self.settings.result_ttl_s,
-            retry=Retry(max=self.settings.job_retries),
-        )).cached
-        if cached is not None:
-            return json.loads(cached), True
-        value = await waiting.result(self.hub, job_id)
-        metrics.job_done(func.rpartition(".")[2], queued_at)
-        return value, False
