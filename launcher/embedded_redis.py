@@ -17,7 +17,7 @@ supervises sudoku-server restarts it.
 Its memory is bounded (`maxmemory`, sized from the machine unless set) with
 the `noeviction` policy: Redis refuses writes when full rather than
 silently dropping queued jobs, and the service refuses new work before
-that (service/rpc/server.py).
+that (service/jobs/queueing.py, memory_verdict).
 """
 
 from __future__ import annotations

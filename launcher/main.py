@@ -22,7 +22,7 @@ import sys
 from launcher.embedded_redis import EmbeddedRedis, RedisGone
 from service.http import web
 from service.rpc import metrics, security
-from service.rpc.server import check_cells, start
+from service.rpc.app import check_cells, start
 from sudoku import heap, tracing
 from sudoku.config import Settings
 from worker.supervisor import Supervisor

@@ -31,7 +31,7 @@ from redis import Redis
 from rq.job import Job
 
 from service.http import web
-from service.rpc.server import App, start
+from service.rpc.app import App, start
 from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from worker.attempt import Attempt

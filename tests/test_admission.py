@@ -1,5 +1,5 @@
 """A greedy client cannot lock the others out of frames (service/rpc/admission.py
-and the idle limit of service/rpc/server.py), through a real channel."""
+and the idle limit service/rpc/app.py installs), through a real channel."""
 
 from __future__ import annotations
 

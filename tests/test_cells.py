@@ -19,7 +19,7 @@ from prometheus_client import REGISTRY
 from redis import Redis
 from rq import Worker
 
-from service.rpc.server import check_cells
+from service.rpc.app import check_cells
 from sudoku import cells, engine, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc

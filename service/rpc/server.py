@@ -17,34 +17,27 @@ import functools
 import inspect
 import logging
 import time
-import uuid
-from dataclasses import dataclass
 
 import grpc
 from google.protobuf.message_factory import GetMessageClass
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1.health import aio as health_aio
-from redis import Redis
 from redis.exceptions import RedisError, ResponseError
 
 from service.batches.batch import BatchCounter
 from service.batches.generating import Generator
 from service.batches.grading import Grader, grade_spec
 from service.batches.many import ManyCounter
-from service.http import web
 from service.jobs import futures, waiting
 from service.jobs.cache import ResultCache, count_key, grade_key, hint_key
 from service.jobs.cells import Cell, Cells
 from service.jobs.shares import Shares
-from service.rpc import admission, decoding, metrics, reflection_v1, security, validate
+from service.rpc import admission, decoding, metrics, validate
 from service.rpc.admission import FrameBudget, message_rate
-from service.rpc.cellhealth import CellHealth
 from service.rpc.validate import Invalid
 from service.streams import relay
 from service.streams.pacing import Schedule
 from service.streams.relay import Relay, Trimmed
 from service.streams.stepping import Stepping
-from sudoku import cells, keys, lanes, tracing
+from sudoku import keys, tracing
 from sudoku.config import Settings
 from sudoku.errors import CallError
 from sudoku.v1 import sudoku_pb2 as pb
@@ -84,7 +77,8 @@ def register(servicer: SudokuServicer, server: grpc.aio.Server) -> None:
     handlers_ = {}
     for method in pb.DESCRIPTOR.services_by_name["Sudoku"].methods:
         kind = (method.client_streaming, method.server_streaming)
-        make = {(False, False): grpc.unary_unary_rpc_method_handler, (False, True): grpc.unary_stream_rpc_method_handler,
+        make = {(False, False): grpc.unary_unary_rpc_method_handler,
+                (False, True): grpc.unary_stream_rpc_method_handler,
                 (True, False): grpc.stream_unary_rpc_method_handler,
                 (True, True): grpc.stream_stream_rpc_method_handler}[kind]
         handlers_[method.name] = make(getattr(servicer, method.name),
@@ -329,126 +323,6 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             yield reply
 
 
-PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
-
-
 async def _frames_alive(cell: Cell, job_id: str) -> None:
     """For a relay waiting on frames: raises when none can come any more."""
     await waiting.alive(cell.hub.redis, job_id, keys.frames(job_id))
-
-
-def check_cells(settings: Settings) -> list[str]:
-    """The cells' URLs of REDIS_URL; SystemExit with a message when the
-    service cannot use them as written."""
-    try:
-        urls = cells.parse(settings.redis_url)
-    except cells.BadCells as exc:
-        raise SystemExit(f"sudoku-server: {exc}") from None
-    drained = drain_cells(settings, len(urls))
-    if len(drained) == len(urls):
-        raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r} drains every cell: "
-                         "no call could be taken")
-    if len(urls) > 1 and not settings.position_key:
-        # Each Redis would keep a position key of its own, and a Step
-        # position signed in one cell would be refused in another.
-        raise SystemExit(f"sudoku-server: REDIS_URL lists {len(urls)} cells: set SUDOKU_POSITION_KEY (the same on "
-                         "every service and worker), which signs Step positions across cells")
-    return urls
-
-
-def drain_cells(settings: Settings, cells_: int) -> set[int]:
-    """The cells SUDOKU_DRAIN_CELLS names (SystemExit when it names no cell of REDIS_URL)."""
-    drained = set()
-    for part in filter(None, (p.strip() for p in settings.drain_cells.split(","))):
-        if not part.isdigit() or int(part) >= cells_:
-            raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r}: {part!r} is not a cell "
-                             f"(REDIS_URL lists cells 0 to {cells_ - 1})")
-        drained.add(int(part))
-    return drained
-
-
-@dataclass
-class App:
-    """A running service: the gRPC server and its cells."""
-
-    settings: Settings
-    server: grpc.aio.Server
-    port: int
-    cells: Cells
-    health: CellHealth
-    servicer: SudokuServicer
-    tasks: list[asyncio.Task] = dataclasses.field(default_factory=list)  # health monitors, renewers
-    http: web.WebServer | None = None  # the same API for browsers, and the page (settings.http_listen)
-
-    @property
-    def sync_redis(self) -> Redis:
-        """The first cell's blocking client (tests, one-cell tools)."""
-        return self.cells.all[0].sync_redis
-
-    async def stop(self, grace: float = 5.0) -> None:
-        """Graceful shutdown: health goes NOT_SERVING, open frame streams end
-        with UNAVAILABLE (clients resume elsewhere with Watch), new calls are
-        refused, and unary calls in flight get `grace` seconds to finish."""
-        await futures.stop(self.tasks)
-        await self.health.servicer.enter_graceful_shutdown()
-        for cell in self.cells.all:
-            cell.hub.end_streams(keys.frames(""))
-        # Both ports at once: each gives its calls `grace`, then cuts them.
-        await asyncio.gather(self.server.stop(grace), *([self.http.stop(grace)] if self.http is not None else []))
-        await self.servicer.calls.settle(grace)
-        for cell in self.cells.all:
-            await cell.close()
-
-
-async def start(settings: Settings) -> App:
-    """Starts the service on settings.listen; returns once it is serving."""
-    security.check(settings)  # before anything is opened: a bad setting leaks nothing
-    web.check(settings)
-    urls = check_cells(settings)
-    shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
-                     lanes.BATCH: settings.caller_batch_jobs})
-    instance = uuid.uuid4().hex
-    drained = drain_cells(settings, len(urls))
-    cells_ = Cells([Cell(i, url, settings, shares, instance, draining=i in drained) for i, url in enumerate(urls)])
-    server = grpc.aio.server(
-        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings), decoding.LenientDecoding(settings.max_message_bytes),
-                      admission.IdleStreams(settings.stream_idle_s),
-                      # innermost: its span per RPC wraps the handler itself (it takes
-                      # only handlers that are async generators, as ours are)
-                      *tracing.server_interceptors()],
-        maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
-        options=[
-            ("grpc.so_reuseport", 0),
-            ("grpc.max_receive_message_length", settings.max_message_bytes),
-            ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
-            # gRPC's core cancels calls the server has not taken yet once
-            # more than 1,000 wait (CANCELLED, no message, about a second in),
-            # and those left waiting 30 s. A burst of calls below our own
-            # bound must reach the handlers, which answer or refuse with a
-            # status that says why.
-            ("grpc.server.max_pending_requests", max(PENDING_CALLS, settings.max_concurrent_rpcs)),
-            ("grpc.server.max_pending_requests_hard_limit", 3 * max(PENDING_CALLS, settings.max_concurrent_rpcs)),
-        ],
-    )
-    servicer = SudokuServicer(settings, cells_, ResultCache(settings.cache_ttl_s), shares)
-    register(servicer, server)
-    health = CellHealth(health_aio.HealthServicer(), cells_)
-    health_pb2_grpc.add_HealthServicer_to_server(health.servicer, server)
-    reflection_v1.enable(server, (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
-    port = security.add_port(server, settings)
-    if port == 0:
-        raise OSError(f"cannot listen on {settings.listen}")
-    for cell in cells_.all:
-        cell.start()
-    await server.start()
-    app = App(settings, server, port, cells_, health, servicer)
-    if settings.http_listen:
-        try:
-            app.http = await web.start(settings, servicer)  # the same servicer: one implementation of each RPC
-        except BaseException:
-            await app.stop(0)
-            raise
-    await health.first_look()
-    app.tasks = [*health.monitors(),
-                 *(asyncio.create_task(cell.watched.renew(), name=f"watched-{cell.name}") for cell in cells_.all)]
-    return app
