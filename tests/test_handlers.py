@@ -1,17 +1,19 @@
 """service/rpc/handlers.py: a handler rebuilt around another function keeps its
 kind and serializers, for each of the four kinds; the interceptors built on
 it are tested through the real server (test_metrics, test_security,
-test_hostile_input, test_admission)."""
+test_hostile_input, test_admission). And closing a server stream closes
+every layer of generators under it at once."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import NamedTuple
 
 import grpc
 import pytest
 
-from service.rpc import handlers
+from service.rpc import decoding, handlers, metrics, server
 
 FACTORIES = [
     grpc.unary_unary_rpc_method_handler,
@@ -71,3 +73,52 @@ def test_a_rewrapping_interceptor_wraps_each_method_once():
 
     asyncio.run(main())
     assert made == ["/a.B/C"]
+
+
+class Context:
+    """What the stream wrappers read of a grpc.aio context."""
+
+    def done(self) -> bool:
+        return False
+
+    def code(self):
+        return None
+
+
+class Servicer:
+    calls = server.Calls()  # statuses counts each call in flight here
+
+
+def _wrapped(kind: str, behavior):
+    """behavior wrapped by one of the layers every server stream passes through."""
+    if kind == "decoding":
+        return decoding._checked_stream(behavior)
+    if kind == "metrics":
+        return metrics._counted_stream(behavior, "sudoku.v1.Sudoku", "Watch", None)
+    return functools.partial(server.statuses(behavior), Servicer())
+
+
+@pytest.mark.parametrize("kind", ["decoding", "metrics", "statuses"])
+def test_closing_a_stream_runs_the_finally_blocks_under_it_at_once(kind):
+    """gRPC's IdleStreams and the web port close a stream's generator the
+    moment its client goes. Every layer under it must close its own inner
+    generator then, not leave it to garbage collection: a Watch's finally
+    removes its playback from Redis, and a stopping service closes its
+    clients right after (left to the collector, the finally ran later, on a
+    closed client, or on a loop already gone)."""
+    closed = []
+
+    async def frames(*_):  # (request, context), or a servicer's (self, request, context)
+        try:
+            while True:
+                yield b"frame"
+        finally:
+            closed.append(True)
+
+    async def main() -> None:
+        stream = _wrapped(kind, frames)(object(), Context())
+        assert await stream.__anext__() == b"frame"
+        await stream.aclose()
+        assert closed == [True], "the inner generator was left to the collector"
+
+    asyncio.run(main())

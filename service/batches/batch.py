@@ -14,6 +14,7 @@ one with its own error, the result cache's where it has them
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 from service.batches.callbudget import TooMany
@@ -43,8 +44,10 @@ class BatchCounter:
         inbox: asyncio.Queue = asyncio.Queue(maxsize=self.settings.batch_size)
         reader = asyncio.create_task(self._read(requests, inbox))
         try:
-            async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._groups(inbox)):
-                yield reply
+            fan = FanOut(self.settings, self.cells, self.shares, peer)
+            async with contextlib.aclosing(fan.replies(self._groups(inbox))) as stream:
+                async for reply in stream:
+                    yield reply
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)

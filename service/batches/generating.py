@@ -12,6 +12,7 @@ short ends the call RESOURCE_EXHAUSTED after the puzzles made.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Iterator
 
@@ -77,8 +78,9 @@ class Generator:
     async def puzzles(self, request: pb.GenerateRequest, peer: str | None) -> AsyncIterator:
         options = generate_options(request, self.settings)  # before any job: a bad request queues nothing
         fan = FanOut(self.settings, self.cells, self.shares, peer)
-        async for puzzle in fan.replies(self._units(*options)):
-            yield puzzle
+        async with contextlib.aclosing(fan.replies(self._units(*options))) as puzzles:
+            async for puzzle in puzzles:
+                yield puzzle
 
     async def _units(self, level: int, count: int, seed: int, symmetry: str, givens: str) -> AsyncIterator[Unit]:
         size = self.settings.generate_job_size

@@ -178,8 +178,10 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
             context = CallContext(ctx)
             request = await _parsed(request)
             with places.taken():
-                async for reply in _printed(handler(request, context), context, info.output):
-                    yield reply
+                replies = _printed(handler(request, context), context, info.output)
+                async with contextlib.aclosing(replies) as stream:
+                    async for reply in stream:
+                        yield reply
 
         return Endpoint.server_stream(info, server_stream)
     if info.stream_type is StreamType.CLIENT_STREAM:
@@ -187,7 +189,8 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
         async def client_stream(requests, ctx):
             context = CallContext(ctx)
             with places.taken():
-                return await web_codecs.printed(await handler(_each_parsed(requests), context), context.json, info.output)
+                reply = await handler(_each_parsed(requests), context)
+                return await web_codecs.printed(reply, context.json, info.output)
 
         return Endpoint.client_stream(info, client_stream)
 
@@ -195,8 +198,10 @@ def _endpoint(info: MethodInfo, handler, places: Places) -> Endpoint:
     async def bidi_stream(requests, ctx):
         context = CallContext(ctx)
         with places.taken():
-            async for reply in _printed(handler(_each_parsed(requests), context), context, info.output):
-                yield reply
+            replies = _printed(handler(_each_parsed(requests), context), context, info.output)
+            async with contextlib.aclosing(replies) as stream:
+                async for reply in stream:
+                    yield reply
 
     return Endpoint.bidi_stream(info, bidi_stream)
 

@@ -25,6 +25,7 @@ Two things happen here to every request of the Sudoku service, on both ports:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from dataclasses import dataclass
 
@@ -192,8 +193,9 @@ def _checked_stream(behavior):
 
     async def stream(request, context):
         await _refuse(request, context)
-        async for item in behavior(request, context):
-            yield item
+        async with contextlib.aclosing(behavior(request, context)) as items:
+            async for item in items:
+                yield item
 
     return stream
 

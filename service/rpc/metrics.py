@@ -10,6 +10,7 @@ multiprocess files and are served by the same endpoint (sudoku/metrics.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
@@ -106,8 +107,9 @@ def _counted_stream(behavior, service: str, method: str, streams: Gauge | None):
             streams.inc()
         error = None
         try:
-            async for item in behavior(request, context):
-                yield item
+            async with contextlib.aclosing(behavior(request, context)) as items:
+                async for item in items:
+                    yield item
         except BaseException as exc:
             error = exc
             raise

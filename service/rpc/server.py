@@ -120,8 +120,9 @@ def statuses(method):
         async def stream(self, request, context):
             with self.calls.running():
                 try:
-                    async for item in method(self, request, context):
-                        yield item
+                    async with contextlib.aclosing(method(self, request, context)) as items:
+                        async for item in items:
+                            yield item
                 except Exception as exc:  # noqa: BLE001 - every error becomes a status
                     if isinstance(exc, grpc.aio.AbortError):
                         raise
@@ -191,8 +192,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         runs = bool(fps and request.pacing.runs)
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
         with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
-            async for message in self._solve(cell, request, spec, adjustments, Schedule(fps, self._run_s(runs))):
-                yield message
+            async with contextlib.aclosing(self._solve(cell, request, spec, adjustments,
+                                                       Schedule(fps, self._run_s(runs)))) as messages:
+                async for message in messages:
+                    yield message
 
     def _run_s(self, runs: bool) -> float:
         return self.settings.run_ms / 1000 if runs else 0.0
@@ -207,9 +210,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
             record = functools.partial(stops.record, job_id)
             alive = functools.partial(_frames_alive, cell)
             stream = Relay(cell.hub, job_id, after_seq, schedule, playback.stopped, limit, header, record, alive)
-            async for message in stream.messages():
-                yield message
-                await stops.renew(playback)
+            async with contextlib.aclosing(stream.messages()) as messages:
+                async for message in messages:
+                    yield message
+                    await stops.renew(playback)
 
     async def _solve(self, cell: Cell, request: pb.SolveRequest, spec, adjustments: list[str], schedule: Schedule):
         queued_at = time.monotonic()
@@ -220,9 +224,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         try:
             if first is not None:
                 yield first  # written with the job: no need to read it back
-            async for message in self._play(cell, job_id, 0 if first is None else first.seq, schedule,
-                                            search=spec.view == "search"):
-                yield message
+            async with contextlib.aclosing(self._play(cell, job_id, 0 if first is None else first.seq, schedule,
+                                                      search=spec.view == "search")) as messages:
+                async for message in messages:
+                    yield message
             finished = True
             if not schedule.paced and job_id == spec.job_id:  # a paced solve lasts as long as it was asked to
                 metrics.job_done("solve", queued_at)
@@ -256,9 +261,10 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         header = stream.first if request.after_seq > 0 else None
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
         with self.frames.reserve(rate, admission.peer(context)):
-            async for message in self._play(cell, job_id, request.after_seq, Schedule(fps, self._run_s(runs)), header,
-                                            search):
-                yield message
+            async with contextlib.aclosing(self._play(cell, job_id, request.after_seq, Schedule(fps, self._run_s(runs)),
+                                                      header, search)) as messages:
+                async for message in messages:
+                    yield message
 
     @statuses
     async def Cancel(self, request: pb.CancelRequest, context):
@@ -292,13 +298,15 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def GradeMany(self, request_iterator, context):
-        async for reply in self.grader.replies(request_iterator, admission.peer(context)):
-            yield reply
+        async with contextlib.aclosing(self.grader.replies(request_iterator, admission.peer(context))) as replys:
+            async for reply in replys:
+                yield reply
 
     @statuses
     async def Generate(self, request: pb.GenerateRequest, context):
-        async for puzzle in self.generator.puzzles(request, admission.peer(context)):
-            yield puzzle
+        async with contextlib.aclosing(self.generator.puzzles(request, admission.peer(context))) as puzzles:
+            async for puzzle in puzzles:
+                yield puzzle
 
     @statuses
     async def CountSolutions(self, request: pb.CountRequest, context):
@@ -314,13 +322,15 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def CountBatch(self, request_iterator, context):
-        async for reply in self.batches.replies(request_iterator, admission.peer(context)):
-            yield reply
+        async with contextlib.aclosing(self.batches.replies(request_iterator, admission.peer(context))) as replys:
+            async for reply in replys:
+                yield reply
 
     @statuses
     async def CountMany(self, request_iterator, context):
-        async for reply in self.many.replies(request_iterator, admission.peer(context)):
-            yield reply
+        async with contextlib.aclosing(self.many.replies(request_iterator, admission.peer(context))) as replys:
+            async for reply in replys:
+                yield reply
 
 
 async def _frames_alive(cell: Cell, job_id: str) -> None:
