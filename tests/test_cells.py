@@ -65,8 +65,8 @@ def test_a_redis_url_the_service_cannot_use_is_refused_with_a_message(setting, s
 def test_several_cells_need_one_position_key_for_the_deployment():
     with pytest.raises(SystemExit, match="SUDOKU_POSITION_KEY"):
         check_cells(make_settings("redis://r1/0,redis://r2/0"))
-    assert check_cells(make_settings("redis://r1/0,redis://r2/0", position_key="k")) == ["redis://r1/0",
-                                                                                       "redis://r2/0"]
+    assert check_cells(make_settings("redis://r1/0,redis://r2/0", position_key="k")) == (
+        ["redis://r1/0", "redis://r2/0"], set())
 
 
 def test_sudoku_worker_serves_one_cell_and_says_so_when_given_several():

@@ -35,6 +35,7 @@ from redis.exceptions import RedisError
 from service.batches.callbudget import CallBudget
 from service.jobs import futures
 from service.jobs.inbox import Reply, wait_reply
+from service.jobs.queueing import ANSWERED_TTL_S
 from service.jobs.shares import Shares
 from service.jobs.waiting import JobFailed, ResultLost
 from sudoku import lanes
@@ -92,8 +93,8 @@ def stretches(n: int, size: int, positions: list[int], errors: dict[int, str]) -
     for start in range(0, n, size):
         count = min(size, n - start)
         valid = [p - start for p in positions[taken:taken + size] if p < start + count]
-        made.append(Stretch(start, count, valid, {p - start: m for p, m in errors.items() if start <= p < start + count},
-                            taken))
+        own_errors = {p - start: m for p, m in errors.items() if start <= p < start + count}
+        made.append(Stretch(start, count, valid, own_errors, taken))
         taken += len(valid)
     return made
 
@@ -192,7 +193,7 @@ class FanOut:
             args = {"kind": part.kind, "spec": part.spec, "inbox": inbox.key, "reply": reply_id,
                     **self.budget.job_fields(granted_ms)}
             await jobs.enqueue(lanes.QUEUES[lanes.BATCH], "worker.jobs.part", args, job_id,
-                               timeout=granted_ms // 1000 + 60, result_ttl=jobs.answered_ttl_s,
+                               timeout=granted_ms // 1000 + 60, result_ttl=ANSWERED_TTL_S,
                                failure_ttl=jobs.settings.result_ttl_s, retry=jobs.retry,
                                on_failure=jobs.part_failure)
             reply = await wait_reply(redis, future, job_id)

@@ -14,15 +14,12 @@ call goes on.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 
-from service.batches.callbudget import TooMany
-from service.batches.fanout import FanOut, Part, Stretch, Unit, joined, stretches
-from service.jobs.shares import Shares
+from service.batches.boardstream import BoardStream
+from service.batches.fanout import Part, Stretch, Unit, joined, stretches
 from service.rpc import validate
-from service.rpc.validate import Invalid
 from sudoku import replies
-from sudoku.config import Settings
 from sudoku.specs import GradeSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -34,30 +31,12 @@ def grade_spec(request: pb.GradeRequest) -> GradeSpec:
     return GradeSpec(boards=validate.board(request.board, "board"))
 
 
-class Grader:
-    def __init__(self, settings: Settings, cells, shares: Shares):
-        self.settings = settings
-        self.cells = cells
-        self.shares = shares
+class Grader(BoardStream):
+    rpc, reply = "GradeMany", pb.GradeManyReply
 
-    async def replies(self, requests: AsyncIterator[pb.GradeManyRequest], peer: str | None) -> AsyncIterator:
-        async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._units(requests)):
-            yield reply
-
-    async def _units(self, requests) -> AsyncIterator[Unit]:
-        seen = 0
-        async for request in requests:
-            try:
-                packed, positions, errors, n = validate.many_boards(validate.parsed(request),
-                                                                    self.settings.max_grade_chunk)
-            except Invalid as exc:
-                reply = pb.GradeManyReply(error=pb.ItemError(code=exc.code.value[0], message=str(exc)))
-                yield Unit([], lambda _, reply=reply: [reply])
-                continue
-            seen += n
-            if seen > self.settings.max_batch:
-                raise TooMany(f"at most {self.settings.max_batch} boards per GradeMany call")
-            yield self._unit(packed.decode("ascii"), positions, errors, n)
+    def checked(self, request: pb.GradeManyRequest) -> tuple[int, Callable[[], Unit]]:
+        packed, positions, errors, n = validate.many_boards(validate.parsed(request), self.settings.max_grade_chunk)
+        return n, lambda: self._unit(packed.decode("ascii"), positions, errors, n)
 
     def _unit(self, boards: str, positions: list[int], errors: dict[int, str], n: int) -> Unit:
         parts = stretches(n, self.settings.grade_job_size, positions, errors)

@@ -18,43 +18,23 @@ board up would cost more than counting it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 
-from service.batches.callbudget import TooMany
-from service.batches.fanout import FanOut, Part, Stretch, Unit, joined, stretches
+from service.batches.boardstream import BoardStream
+from service.batches.fanout import Part, Stretch, Unit, joined, stretches
 from service.jobs.queueing import new_job_id
-from service.jobs.shares import Shares
 from service.rpc import validate
-from service.rpc.validate import Invalid
 from sudoku import keys, replies
-from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2 as pb
 
 
-class ManyCounter:
-    def __init__(self, settings: Settings, cells, shares: Shares):
-        self.settings = settings
-        self.cells = cells
-        self.shares = shares
+class ManyCounter(BoardStream):
+    rpc, reply = "CountMany", pb.CountManyReply
 
-    async def replies(self, requests: AsyncIterator[pb.CountManyRequest], peer: str | None) -> AsyncIterator:
-        async for reply in FanOut(self.settings, self.cells, self.shares, peer).replies(self._units(requests)):
-            yield reply
-
-    async def _units(self, requests) -> AsyncIterator[Unit]:
-        taken = 0
-        async for request in requests:
-            try:
-                options = validate.count_options(validate.parsed(request), self.settings)
-                boards, positions, errors, n = validate.many_boards(request, self.settings.max_chunk)
-            except Invalid as exc:
-                reply = pb.CountManyReply(error=pb.ItemError(code=exc.code.value[0], message=str(exc)))
-                yield Unit([], lambda _, reply=reply: [reply])
-                continue
-            taken += n
-            if taken > self.settings.max_batch:
-                raise TooMany(f"at most {self.settings.max_batch} boards per CountMany call")
-            yield self._unit(options, boards, positions, errors, n)
+    def checked(self, request: pb.CountManyRequest) -> tuple[int, Callable[[], Unit]]:
+        options = validate.count_options(validate.parsed(request), self.settings)
+        boards, positions, errors, n = validate.many_boards(request, self.settings.max_chunk)
+        return n, lambda: self._unit(options, boards, positions, errors, n)
 
     def _unit(self, options: dict, boards: bytes, positions: list[int], errors: dict[int, str], n: int) -> Unit:
         """The request's boards in stretches of many_job_size positions, a job for each with valid boards."""

@@ -43,7 +43,7 @@ from redis.exceptions import RedisError
 from service.jobs import futures
 from service.jobs.enqueue import Enqueuer
 from service.jobs.inbox import Inbox, Reply, wait_reply
-from service.jobs.queueing import Jobs, QueueFull, StoreFull
+from service.jobs.queueing import ANSWERED_TTL_S, Jobs, QueueFull, StoreFull
 from service.jobs.shares import Shares
 from service.jobs.waiting import JobFailed
 from service.rpc import metrics
@@ -109,7 +109,7 @@ class Coalescer:
         self.queue = jobs.queues[lanes.QUEUES[lane]]
         args = {"kind": kind, "cheap": lane == lanes.CHEAP, "inbox": inbox.key, "cache_ttl_s": cache_ttl_s}
         self.template = enqueuer.template(
-            self.queue, FUNC, args, timeout=timeout_s, result_ttl=jobs.answered_ttl_s,
+            self.queue, FUNC, args, timeout=timeout_s, result_ttl=ANSWERED_TTL_S,
             failure_ttl=jobs.settings.result_ttl_s, retry=jobs.retry, on_failure=jobs.calls_failure)
         self.max_calls = max_calls
         self.timeout_s = timeout_s

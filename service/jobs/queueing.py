@@ -116,7 +116,6 @@ class Jobs:
         self.retry = Retry(max=settings.job_retries)  # of a job whose worker died
         self.calls_failure = Callback("worker.jobs.on_calls_failure")
         self.part_failure = Callback("worker.jobs.on_part_failure")
-        self.answered_ttl_s = ANSWERED_TTL_S
         # Workers taking each queue, from RQ's registry (a worker that died
         # stays there until a worker's maintenance cleans it: at worst an
         # overcount); the health monitor refreshes it.

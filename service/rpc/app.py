@@ -29,9 +29,10 @@ from sudoku.config import Settings
 PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
 
 
-def check_cells(settings: Settings) -> list[str]:
-    """The cells' URLs of REDIS_URL; SystemExit with a message when the
-    service cannot use them as written."""
+def check_cells(settings: Settings) -> tuple[list[str], set[int]]:
+    """The cells' URLs of REDIS_URL and the places of those
+    SUDOKU_DRAIN_CELLS drains; SystemExit with a message when the service
+    cannot use them as written."""
     try:
         urls = cells.parse(settings.redis_url)
     except cells.BadCells as exc:
@@ -45,7 +46,7 @@ def check_cells(settings: Settings) -> list[str]:
         # position signed in one cell would be refused in another.
         raise SystemExit(f"sudoku-server: REDIS_URL lists {len(urls)} cells: set SUDOKU_POSITION_KEY (the same on "
                          "every service and worker), which signs Step positions across cells")
-    return urls
+    return urls, drained
 
 
 def drain_cells(settings: Settings, cells_: int) -> set[int]:
@@ -103,11 +104,10 @@ async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
     web.check(settings)
-    urls = check_cells(settings)
+    urls, drained = check_cells(settings)
     shares = Shares({lanes.CHEAP: settings.caller_cheap_calls, lanes.HEAVY: settings.caller_heavy_calls,
                      lanes.BATCH: settings.caller_batch_jobs})
     instance = uuid.uuid4().hex
-    drained = drain_cells(settings, len(urls))
     cells_ = Cells([Cell(i, url, settings, shares, instance, draining=i in drained) for i, url in enumerate(urls)])
     server = grpc.aio.server(
         interceptors=[metrics.RequestMetrics(), *security.interceptors(settings),
