@@ -62,7 +62,26 @@ def worker_running(redis, job_id: str, timeout: float = 15) -> int:
         workers = Worker.all(connection=redis, serializer=JSONSerializer)
         return next((w.pid for w in workers if w.get_current_job_id() == job_id and w.pid), None)
 
-    return until(pid, f"a worker picked up {job_id}", timeout=timeout, every=0.05)
+    return until(pid, lambda: f"a worker picked up {job_id}; found {workers_now(redis)}", timeout=timeout, every=0.05)
+
+
+def workers_now(redis, pid: int | None = None) -> str:
+    """What `rq info` would say of each worker, and what Redis holds of its
+    executions: for a wait on workers to say what it found instead. The
+    worker `pid`, if given, prints its threads' stacks to the test's
+    captured output (worker/process.py: SIGUSR1)."""
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGUSR1)
+            time.sleep(0.5)  # for the stacks to be written before pytest reads the output; nothing waits on it
+        except ProcessLookupError:
+            return f"pid {pid} has exited; " + workers_now(redis)
+    found = []
+    for worker in Worker.all(connection=redis, serializer=JSONSerializer):
+        members = sorted(m.decode() for m in redis.smembers(worker.executions_key))
+        found.append(f"pid {worker.pid} {worker.get_state()} running {worker.get_current_job_id()} "
+                     f"(executions {members})")
+    return "; ".join(found) or "no worker registered"
 
 
 class Reader(threading.Thread):
@@ -145,7 +164,8 @@ def test_a_stalled_worker_is_superseded_and_writes_nothing_more(stub, redis, see
         assert time.monotonic() - stalled_at > 2
     finally:
         os.kill(pid, signal.SIGCONT)
-    until(lambda: idle(redis, pid), "the continued worker dropped the job", TIMEOUT, every=0.05)
+    until(lambda: idle(redis, pid), lambda: f"the continued worker dropped the job; found {workers_now(redis, pid)}",
+          TIMEOUT, every=0.05)
     assert reader.error is None, reader.error
     frames = reader.items
     assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
@@ -161,6 +181,18 @@ def idle(redis, pid: int) -> bool:
         if worker.pid == pid:
             return worker.get_state() == "idle" and not worker.get_current_job_id()
     return False
+
+
+def test_a_worker_dropped_from_rqs_set_of_workers_is_listed_again(redis, workers):
+    """RQ's Worker.all drops a worker from its set when it finds the key
+    gone, a check and a write apart: one that read the key gone while the
+    worker stalled could drop it just after the worker registered again
+    (a test's wait for `idle` did, in CI). The worker puts itself back."""
+    workers_key = Worker.redis_workers_keys
+    listed = until(lambda: sorted(redis.smembers(workers_key)), "a worker registered", TIMEOUT, every=0.05)
+    redis.srem(workers_key, listed[0])
+    until(lambda: redis.sismember(workers_key, listed[0]), f"{listed[0].decode()} was listed again", TIMEOUT,
+          every=0.05)
 
 
 def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_service, redis):
@@ -353,7 +385,8 @@ def test_interactive_calls_are_not_stuck_behind_greedy_batches():
             for _ in range(20):
                 board = relabelled(rng.choice(puzzles("magictour_top1465")), rng)
                 t0 = time.monotonic()
-                assert stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+                reply = stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT)
+                assert reply.verdict == pb.CountReply.UNIQUE
                 took.append(time.monotonic() - t0)
         assert max(took) < 3 and sorted(took)[10] < 0.5, took  # bench/fairness.py measures it
     finally:
@@ -462,8 +495,8 @@ def server_process(redis_url, workers):
     so its memory can be measured alone."""
     port = free_port()
     proc, banner = start_sudoku_server(
-        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", "--http-listen", "127.0.0.1:0", env={**os.environ, "REDIS_URL": redis_url}
-    )
+        "--listen", f"127.0.0.1:{port}", "--workers", "0", "--metrics-port", "0", "--http-listen", "127.0.0.1:0",
+        env={**os.environ, "REDIS_URL": redis_url})
     assert "listening" in banner
     yield f"127.0.0.1:{port}", proc
     proc.terminate()

@@ -6,8 +6,10 @@ every other process of the service.
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import os
+import signal
 import threading
 import time
 
@@ -58,6 +60,9 @@ def run(settings: Settings) -> None:
     except cells.BadCells as exc:
         raise SystemExit(f"worker: {exc}") from None
     tracing.setup("sudoku-worker")  # only when OTEL_* asks for it
+    # `kill -USR1 <pid>` prints where each of its threads is (the job, the
+    # liveness beat, the maintenance) to its log, and the worker goes on.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     parent = int(os.environ.get(SUPERVISOR_PID) or os.getppid())
     redis = connections.worker(url)
     _wait_for(redis, parent)

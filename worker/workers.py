@@ -18,7 +18,8 @@ drawbacks are handled here and in worker/recovery.py:
 - RQ's worker key lives worker_ttl + 60 s (8 minutes), so `rq info` showed
   a killed worker as busy for that long, and a worker whose Redis restarted
   empty was never registered again. The same thread renews the key with a
-  TTL of seconds and registers the worker again when the key is gone.
+  TTL of seconds and registers the worker again when the key is gone, or
+  its place in RQ's set of workers.
 - RQ's worker raises its connection's socket timeout above its dequeue
   timeout (415 s by default) so that BLPOP is not cut short; a short
   dequeue timeout keeps every read of the worker bounded (sudoku/connections.py).
@@ -123,16 +124,22 @@ class Liveness:
                 # does not bring the job back to life.
                 execution.heartbeat(queue.started_job_registry, HEARTBEAT_TTL, pipe)
             pipe.hexists(self.key, "birth")
+            # RQ's Worker.all drops a worker from the set when it finds its
+            # key gone, a check and a write apart: one that read the key gone
+            # during a stall could drop it just after this worker registered
+            # again, and the key alone would never show it.
+            pipe.sismember(self.redis_workers_keys, self.key)
             pipe.hset(self.key, "last_heartbeat", utcformat(now()))
             pipe.expire(self.key, WORKER_KEY_TTL)
-            registered = pipe.execute()[-3]
-        if not registered and not self._dying:
+            born, listed = pipe.execute()[-4:-2]
+        if not (born and listed) and not self._dying:
             self._register_again()
 
     def _register_again(self) -> None:
-        """RQ's register_birth, for a worker whose key vanished (its Redis
-        restarted empty, or it stalled past the key's TTL)."""
-        log.warning("worker %s: its key is gone from Redis; registering again", self.name)
+        """RQ's register_birth, for a worker whose key or place in RQ's set
+        of workers vanished (its Redis restarted empty, or it stalled past
+        the key's TTL)."""
+        log.warning("worker %s: it is gone from Redis's workers; registering again", self.name)
         state = self.get_state()
         with self.connection.pipeline() as pipe:
             pipe.delete(self.key)
