@@ -298,8 +298,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def GradeMany(self, request_iterator, context):
-        async with contextlib.aclosing(self.grader.replies(request_iterator, admission.peer(context))) as replys:
-            async for reply in replys:
+        async with contextlib.aclosing(self.grader.replies(request_iterator, admission.peer(context))) as replies:
+            async for reply in replies:
                 yield reply
 
     @statuses
@@ -322,14 +322,14 @@ class SudokuServicer(pb_grpc.SudokuServicer):
 
     @statuses
     async def CountBatch(self, request_iterator, context):
-        async with contextlib.aclosing(self.batches.replies(request_iterator, admission.peer(context))) as replys:
-            async for reply in replys:
+        async with contextlib.aclosing(self.batches.replies(request_iterator, admission.peer(context))) as replies:
+            async for reply in replies:
                 yield reply
 
     @statuses
     async def CountMany(self, request_iterator, context):
-        async with contextlib.aclosing(self.many.replies(request_iterator, admission.peer(context))) as replys:
-            async for reply in replys:
+        async with contextlib.aclosing(self.many.replies(request_iterator, admission.peer(context))) as replies:
+            async for reply in replies:
                 yield reply
 
 
