@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import uuid
 from dataclasses import dataclass
 
@@ -89,13 +88,6 @@ class App:
         # Both ports at once: each gives its calls `grace`, then cuts them.
         await asyncio.gather(self.server.stop(grace), *([self.http.stop(grace)] if self.http is not None else []))
         await self.servicer.calls.settle(grace)
-        # A stream cut off as it yielded is an async generator that grpc
-        # dropped, often in a reference cycle (its traceback): collected at
-        # some later time, its finally would remove its playback from Redis
-        # through closed clients. Collected now, it finishes while the cells
-        # close (the loop runs each aclose() on the next turns).
-        gc.collect()
-        await asyncio.sleep(0)
         for cell in self.cells.all:
             await cell.close()
 
