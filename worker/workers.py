@@ -132,14 +132,18 @@ class Liveness:
             pipe.hset(self.key, "last_heartbeat", utcformat(now()))
             pipe.expire(self.key, WORKER_KEY_TTL)
             born, listed = pipe.execute()[-4:-2]
-        if not (born and listed) and not self._dying:
+        if self._dying:
+            return
+        if not born:
             self._register_again()
+        elif not listed:  # the key is whole: back in the set is enough
+            log.warning("worker %s: it is gone from RQ's set of workers; listed again", self.name)
+            worker_registration.register(self)
 
     def _register_again(self) -> None:
-        """RQ's register_birth, for a worker whose key or place in RQ's set
-        of workers vanished (its Redis restarted empty, or it stalled past
-        the key's TTL)."""
-        log.warning("worker %s: it is gone from Redis's workers; registering again", self.name)
+        """RQ's register_birth, for a worker whose key vanished (its Redis
+        restarted empty, or it stalled past the key's TTL)."""
+        log.warning("worker %s: its key is gone from Redis; registering again", self.name)
         state = self.get_state()
         with self.connection.pipeline() as pipe:
             pipe.delete(self.key)

@@ -36,7 +36,7 @@ def check_cells(settings: Settings) -> tuple[list[str], set[int]]:
         urls = cells.parse(settings.redis_url)
     except cells.BadCells as exc:
         raise SystemExit(f"sudoku-server: {exc}") from None
-    drained = drain_cells(settings, len(urls))
+    drained = _drained(settings, len(urls))
     if len(drained) == len(urls):
         raise SystemExit(f"sudoku-server: SUDOKU_DRAIN_CELLS={settings.drain_cells!r} drains every cell: "
                          "no call could be taken")
@@ -48,7 +48,7 @@ def check_cells(settings: Settings) -> tuple[list[str], set[int]]:
     return urls, drained
 
 
-def drain_cells(settings: Settings, cells_: int) -> set[int]:
+def _drained(settings: Settings, cells_: int) -> set[int]:
     """The cells SUDOKU_DRAIN_CELLS names (SystemExit when it names no cell of REDIS_URL)."""
     drained = set()
     for part in filter(None, (p.strip() for p in settings.drain_cells.split(","))):
