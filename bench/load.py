@@ -163,7 +163,7 @@ class Faults:
         self.rng = random.Random(0)
 
     def _worker(self) -> int | None:
-        pids = children(self.server_pid, "worker.process")
+        pids = children(self.server_pid, "worker.run.process")
         return self.rng.choice(pids) if pids else None
 
     async def kill_worker(self) -> bool:

@@ -10,7 +10,7 @@ times (medians: this machine is shared):
   pipeline (a job per call of it, as a service that cannot wait to batch
   would), and `rq.SimpleWorker` in burst mode, storing each result;
 - **ours**: the service's Enqueuer (one ENQUEUE script, service/jobs/enqueue.py)
-  and LeanWorker (START and FINISH scripts, worker/lifecycle.py), what
+  and LeanWorker (START and FINISH scripts, worker/run/lifecycle.py), what
   sudoku-server runs.
 
 For each: Redis CPU (INFO used_cpu) and commands (INFO commandstats, the
@@ -88,7 +88,7 @@ sys.path[0] = {root!r}
 from redis import Redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
-from worker.lifecycle import LeanWorker
+from worker.run.lifecycle import LeanWorker
 redis = Redis.from_url({url!r})
 cls = LeanWorker if {path!r} == "ours" else SimpleWorker
 queues = [{queue!r}] if cls is LeanWorker else [Queue({queue!r}, connection=redis, serializer=JSONSerializer)]

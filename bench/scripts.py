@@ -38,7 +38,7 @@ from rq.serializers import JSONSerializer  # noqa: E402
 from launcher.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.jobs.enqueue import Enqueuer  # noqa: E402
 from sudoku.scripts import HeldConnection, Script  # noqa: E402
-from worker.workers import SudokuWorker  # noqa: E402
+from worker.run.classes import SudokuWorker  # noqa: E402
 
 TRIVIAL = Script("return ARGV[1]")
 KEYS = [f"bench:key:{i}" for i in range(7)]

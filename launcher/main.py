@@ -25,7 +25,7 @@ from service.rpc import metrics, security
 from service.rpc.app import check_cells, start
 from sudoku import heap, tracing
 from sudoku.config import Settings
-from worker.supervisor import Supervisor
+from worker.run.supervisor import Supervisor
 
 # A stop must fit in Docker's default 10 s between SIGTERM and SIGKILL: unary
 # calls get GRACE_S to finish, then the workers WORKERS_GRACE_S for their

@@ -140,9 +140,9 @@ POSITION_KEY = f"{PREFIX}:position-key"
 
 MAINTENANCE_LOCK = f"{PREFIX}:maintenance-lock"
 
-# Sorted set: every job the service queued, scored by when (worker/recovery.py).
+# Sorted set: every job the service queued, scored by when (worker/run/recovery.py).
 PENDING = f"{PREFIX}:pending"
-# Hash: jobs found queued yet on no queue, and when (worker/recovery.py).
+# Hash: jobs found queued yet on no queue, and when (worker/run/recovery.py).
 SUSPECTS = f"{PREFIX}:lost-suspects"
 
 

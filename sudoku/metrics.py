@@ -4,7 +4,7 @@ Workers are separate processes, so each writes its metrics to files in a
 directory its supervisor made for it (prometheus_client's multiprocess
 mode, switched on by PROMETHEUS_MULTIPROC_DIR in the worker's environment),
 and the supervising process (sudoku-server or sudoku-worker) serves their
-sum beside its own: worker/metrics.py defines the workers' metrics,
+sum beside its own: worker/run/metrics.py defines the workers' metrics,
 service/rpc/metrics.py the service's; both use the buckets and the endpoint
 here.
 """

@@ -18,7 +18,7 @@ followed by both ways of calling:
 Both pack the command with hiredis and write and read it directly on the
 connection: redis-py's client runs its pool, retry and observability layers
 on every command, which for these calls cost more than Redis's own work
-(bench/scripts.py measures both). The fenced writes of worker/attempt.py
+(bench/scripts.py measures both). The fenced writes of worker/run/attempt.py
 are made on the job's own client (Job.connection) through redis-py's
 register_script, which loads a lost script again by itself, and so are the
 few rarer scripts at the end (a finished stream's expiry, a cancel's stop
@@ -180,7 +180,7 @@ class ScriptPool:
 
 # Enqueuer.enqueue: what RQ's Queue._enqueue_async_job writes (the job's
 # hash, its id pushed onto the queue, the queue in RQ's set of queues), a
-# note that it was queued (for worker/recovery.py), the bound checked first;
+# note that it was queued (for worker/run/recovery.py), the bound checked first;
 # a cached reply looked up, frame 1 and the request_id claimed, all in the
 # same step.
 # KEYS: queue list, job hash, RQ's set of queues, pending jobs, frame stream
@@ -276,7 +276,7 @@ return {1, waiting, hits}
 
 
 
-# ---- A job's lifecycle in a worker (worker/lifecycle.py) ----
+# ---- A job's lifecycle in a worker (worker/run/lifecycle.py) ----
 
 # LeanWorker.start_job: what RQ's Execution.create, Worker.set_state(BUSY),
 # Worker.heartbeat, Job.prepare_for_execution and a PERSIST of the job
@@ -309,7 +309,7 @@ return redis.call('HGETALL', KEYS[6])
 # result kept result_ttl seconds (worker stats, the job finished, its
 # Result, the finished registry, the job's expiry, the execution removed,
 # the worker idle), then whether the workers are suspended and whether the
-# job has dependents. Unless the attempt was superseded (worker/attempt.py):
+# job has dependents. Unless the attempt was superseded (worker/run/attempt.py):
 # then nothing, and {-1, 0}.
 # KEYS: worker, job, results, finished registry, dependents, dependencies,
 #       execution, started registry, the job's executions, worker's
@@ -350,7 +350,7 @@ return {redis.call('EXISTS', KEYS[11]), redis.call('EXISTS', KEYS[5])}
 """)
 
 
-# ---- An attempt's fenced writes (worker/attempt.py) ----
+# ---- An attempt's fenced writes (worker/run/attempt.py) ----
 
 # The fence, at the head of each script below: the write happens only while
 # the job's hash says it is started and run by this attempt's worker.

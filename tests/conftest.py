@@ -14,7 +14,7 @@ from tests.faults import FAULTY_WORKER
 from tests.puzzles import puzzles
 from tests.stack import ServiceThread, make_settings, supervise_in_background
 from tests.tls import self_signed
-from worker.supervisor import Supervisor
+from worker.run.supervisor import Supervisor
 
 WORKERS = 2
 

@@ -5,7 +5,7 @@ carries no test hooks.
 The session's workers run FaultyWorker (SUDOKU_WORKER_CLASS takes a dotted
 path), which is the production SudokuWorker except for solves whose seed is
 one of those below. Worker processes can import this module because the
-tests run from the repository's root, which `python -m worker.process`
+tests run from the repository's root, which `python -m worker.run.process`
 puts on sys.path.
 """
 
@@ -17,9 +17,9 @@ import signal
 import worker.calls
 import worker.solving
 from sudoku import keys
-from worker.attempt import Attempt
+from worker.run.attempt import Attempt
+from worker.run.classes import SudokuWorker
 from worker.stream import FrameSink
-from worker.workers import SudokuWorker
 
 FAULTY_WORKER = f"{__name__}.FaultyWorker"
 

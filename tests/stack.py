@@ -3,7 +3,7 @@
 The service runs in a background thread with its own event loop, so a test
 can start one with any settings (a tiny queue bound, a short stream) and
 talk to it over a real gRPC channel on loopback. Workers are real
-processes (worker.supervisor), Redis is the embedded redis-server.
+processes (worker.run.supervisor), Redis is the embedded redis-server.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from service.http import web
 from service.rpc.app import App, start
 from sudoku.config import Settings
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from worker.attempt import Attempt
-from worker.supervisor import Supervisor
+from worker.run.attempt import Attempt
+from worker.run.supervisor import Supervisor
 
 
 def installed_script(name: str) -> str:

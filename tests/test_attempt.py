@@ -1,4 +1,4 @@
-"""worker/attempt.py and the fenced result in worker/lifecycle.py: an
+"""worker/run/attempt.py and the fenced result in worker/run/lifecycle.py: an
 attempt whose job was handed to another attempt (or ended) writes nothing
 more, neither frames, nor the plan, nor a result.
 
@@ -18,8 +18,8 @@ from rq.serializers import JSONSerializer
 from sudoku import keys
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.stack import started_attempt
-from worker.attempt import Superseded
-from worker.lifecycle import LeanWorker
+from worker.run.attempt import Superseded
+from worker.run.lifecycle import LeanWorker
 from worker.stream import FrameSink
 
 QUEUE = "attempt"

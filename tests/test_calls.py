@@ -32,7 +32,7 @@ from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.faults import FAULTY_WORKER, KILL_AFTER_A_REPLY
 from tests.puzzles import puzzles
 from tests.stack import ServiceThread, make_settings, supervise_in_background, until, url_of
-from worker.supervisor import Supervisor
+from worker.run.supervisor import Supervisor
 
 TIMEOUT = 60
 BOARDS = puzzles("magictour_top1465")[:10]

@@ -33,7 +33,7 @@ from tests.stack import (
     supervise_in_background,
     until,
 )
-from worker.supervisor import Supervisor
+from worker.run.supervisor import Supervisor
 
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
 POSITION_KEY = "cells-test-position-key"

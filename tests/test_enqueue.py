@@ -65,7 +65,7 @@ CALLS = [
 def test_redis_holds_what_rqs_own_enqueue_writes(fresh_redis):
     """The same jobs, with the same ids, through one Enqueuer and through
     RQ's enqueue_call, each on a Redis of its own: every key is the same
-    (tests/rqstate.py), but for the note for worker/recovery.py."""
+    (tests/rqstate.py), but for the note for worker/run/recovery.py."""
     ours, theirs = fresh_redis(), fresh_redis()
     job_ids = [f"job-{i}" for i in range(len(CALLS))]
 

@@ -30,7 +30,7 @@ from tests.faults import POISON_SEED, STALLS
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
-from worker.supervisor import Supervisor
+from worker.run.supervisor import Supervisor
 
 EASY = puzzles("qqwing_easy")[0]
 HARD = puzzles("norvig_hardest")[0]  # naive: 671,215 steps
@@ -69,7 +69,7 @@ def workers_now(redis, pid: int | None = None) -> str:
     """What `rq info` would say of each worker, and what Redis holds of its
     executions: for a wait on workers to say what it found instead. The
     worker `pid`, if given, prints its threads' stacks to the test's
-    captured output (worker/process.py: SIGUSR1)."""
+    captured output (worker/run/process.py: SIGUSR1)."""
     if pid is not None:
         try:
             os.kill(pid, signal.SIGUSR1)

@@ -1,4 +1,4 @@
-"""worker/lifecycle.py: LeanWorker leaves Redis as RQ's SimpleWorker does,
+"""worker/run/lifecycle.py: LeanWorker leaves Redis as RQ's SimpleWorker does,
 during a job and after it, whatever the job does (succeeds, with its result
 kept or deleted, fails, is retried, has vanished, has dependents, suspends the workers).
 
@@ -28,7 +28,7 @@ from rq.suspension import suspend
 
 from launcher.embedded_redis import EmbeddedRedis
 from tests.rqstate import look
-from worker.lifecycle import LeanWorker
+from worker.run.lifecycle import LeanWorker
 
 pytestmark = pytest.mark.rq
 
@@ -251,7 +251,7 @@ def test_a_suspension_during_a_job_stops_the_next_one(fresh_redis, layout):
 
 def test_redis_going_away_as_a_job_starts_does_not_end_the_worker():
     """RQ rides out an outage while it reads a job; so must LeanWorker, which
-    reads it when it starts it. (The job itself is worker/recovery.py's.)"""
+    reads it when it starts it. (The job itself is worker/run/recovery.py's.)"""
     server = EmbeddedRedis().start()
     redis = Redis.from_url(server.url)
     queue = Queue(QUEUE, connection=redis, serializer=JSONSerializer)

@@ -23,7 +23,7 @@ from sudoku.v1 import sudoku_pb2 as pb
 from tests.puzzles import ENDLESS, long_boards, puzzles, relabelled
 from tests.stack import until, until_steady
 from worker import counting
-from worker.workers import SudokuWorker
+from worker.run.classes import SudokuWorker
 
 TIMEOUT = 60
 INVALID = grpc.StatusCode.INVALID_ARGUMENT.value[0]

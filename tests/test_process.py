@@ -1,4 +1,4 @@
-"""worker/process.py: one worker process, and when it gives up."""
+"""worker/run/process.py: one worker process, and when it gives up."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import sys
 
 from tests.stack import alive, left_behind
 
-# A stand-in supervisor: starts one worker as worker/supervisor.py does and
+# A stand-in supervisor: starts one worker as worker/run/supervisor.py does and
 # dies at once, before the worker has even imported its modules.
 SHORT_LIVED = """
 import os, subprocess, sys
 env = {**os.environ, "REDIS_URL": sys.argv[1], "SUDOKU_SUPERVISOR_PID": str(os.getpid())}
-worker = subprocess.Popen([sys.executable, "-m", "worker.process"], env=env, stdout=subprocess.DEVNULL,
+worker = subprocess.Popen([sys.executable, "-m", "worker.run.process"], env=env, stdout=subprocess.DEVNULL,
                           stderr=open(sys.argv[2], "w"))
 print(worker.pid)
 """

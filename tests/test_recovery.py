@@ -1,4 +1,4 @@
-"""worker/recovery.py: a job taken off its queue by a worker that died
+"""worker/run/recovery.py: a job taken off its queue by a worker that died
 before registering it is found and queued again; nothing else is touched.
 On a Redis of its own, so the session's workers do not recover first."""
 
@@ -18,7 +18,7 @@ from rq.serializers import JSONSerializer
 from launcher.embedded_redis import EmbeddedRedis
 from service.jobs.enqueue import Enqueuer
 from sudoku import keys
-from worker.recovery import GRACE, recover_lost_jobs
+from worker.run.recovery import GRACE, recover_lost_jobs
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from tests.stack import (
     supervise_in_background,
     until,
 )
-from worker.supervisor import Supervisor
+from worker.run.supervisor import Supervisor
 
 pytestmark = pytest.mark.slow  # seconds of load on each side of a failover
 

@@ -36,9 +36,10 @@ from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
 from sudoku.replies import count_reply
 from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import counting, logic, metrics, stepping
+from worker import counting, logic, stepping
 from worker.grades import grade_board
 from worker.hints import NeedsHarder, explain, hint
+from worker.run import metrics
 
 log = logging.getLogger("sudoku.worker")
 CALLS, ADDED = keys.CALLS_FIELD.encode(), keys.ADDED_FIELD.encode()

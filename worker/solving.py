@@ -19,8 +19,8 @@ from rq.job import Job
 from sudoku import engine, keys
 from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker.attempt import Attempt
 from worker.frames import MAX_LISTED_STEPS, Snapshot, boundaries, finish, search_frame
+from worker.run.attempt import Attempt
 from worker.stream import FrameSink, write_error
 
 # Steps between looks at the clock, the cancel flag and the fence while

@@ -3,7 +3,7 @@
 Entry ids are ``0-<seq>``, so the stream itself says which frames exist and
 a reader resumes from the last seq it saw. A retried job regenerates the
 same frames and writes only those past the stream's last entry: the client
-sees neither a gap nor a repeat. Every append is fenced (worker/attempt.py):
+sees neither a gap nor a repeat. Every append is fenced (worker/run/attempt.py):
 an attempt that was superseded while it stalled writes nothing more.
 """
 
@@ -16,7 +16,7 @@ from redis import Redis
 
 from sudoku import keys, scripts
 from sudoku.v1 import sudoku_pb2 as pb
-from worker.attempt import Attempt
+from worker.run.attempt import Attempt
 
 # Frames are written in batches: one round trip per batch also reads the
 # cancel flag, so cancellation costs nothing extra.

@@ -7,7 +7,7 @@ is built here exactly as Queue.enqueue_call builds it (Queue.create_job,
 then Queue._prepare_for_queue), and what Queue._enqueue_async_job writes
 (the job's hash with status "queued", its id pushed onto the queue, the
 queue in RQ's set of queues), with a note that it was queued (for
-worker/recovery.py), is sent as one Lua script (ENQUEUE, in
+worker/run/recovery.py), is sent as one Lua script (ENQUEUE, in
 sudoku/scripts.py), which first checks the queue's length against the
 bound: a full queue is refused exactly, not after a separate LLEN that
 others could race. A solve's frame 1 goes in the same script, so a client

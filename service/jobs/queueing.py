@@ -43,7 +43,7 @@ class StoreFull(Exhausted):
 
 
 # How long RQ keeps a job that answered on an inbox (a coalesced job's
-# calls, a batch's part): 0, deleted as it finishes (worker/lifecycle.py
+# calls, a batch's part): 0, deleted as it finishes (worker/run/lifecycle.py
 # does that in its FINISH script), since its answers are on the inbox and a
 # waiter's look at a job that is gone or finished says the same: lost. So a
 # call keeps nothing in Redis once answered but its cache entry.

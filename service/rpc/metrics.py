@@ -3,7 +3,7 @@
 Everything here is kept off the request path's Redis: counters and
 histograms are in-process (a few dictionary look-ups per call), and the
 queue depth is read only when Prometheus scrapes, one pipelined round trip
-per scrape. The workers' metrics (worker/metrics.py) come from their
+per scrape. The workers' metrics (worker/run/metrics.py) come from their
 multiprocess files and are served by the same endpoint (sudoku/metrics.py).
 """
 

@@ -149,7 +149,7 @@ class LeanWorker(SimpleWorker):
         except (RedisConnectionError, RedisTimeoutError) as exc:
             # RQ reads the job inside its dequeue, which rides out a Redis
             # outage; reading it here must too, not end the worker. The job
-            # was taken off its queue: worker/recovery.py queues it again
+            # was taken off its queue: worker/run/recovery.py queues it again
             # (or, if the start was committed, its missed heartbeats do).
             self.log.error("Worker %s: could not start job %s: %s", self.name, job.id, exc)
             self._wait_for_redis()
@@ -296,7 +296,7 @@ class LeanWorker(SimpleWorker):
         self._scripts.close()
 
     def owns(self, job: Job) -> bool:
-        """Whether the job is still this worker's to finish (worker/attempt.py)."""
+        """Whether the job is still this worker's to finish (worker/run/attempt.py)."""
         status, worker_name = self.connection.hmget(job.key, "status", "worker_name")
         return status == JobStatus.STARTED.encode() and worker_name == self.name.encode()
 

@@ -1,20 +1,20 @@
 """The worker classes: RQ workers that prove they are alive every second.
 
-A module of their own, not part of worker/process.py: that one runs as
-`python -m worker.process` (__main__), and a subclass naming these classes
+A module of their own, not part of worker/run/process.py: that one runs as
+`python -m worker.run.process` (__main__), and a subclass naming these classes
 (SUDOKU_WORKER_CLASS, the tests' fault-injecting workers) must find the
 same class objects the process checks it against.
 
 Why SimpleWorker by default: RQ's default Worker forks a work horse per
 job, and most of that cost is RQ's set-up in the child; SimpleWorker runs
 the job in-process (docs/architecture.md, "Workers", has the figures). Its
-drawbacks are handled here and in worker/recovery.py:
+drawbacks are handled here and in worker/run/recovery.py:
 
 - It sends no heartbeat while a job runs, so a killed worker's job would sit
   in STARTED for job_timeout + 60 s. A thread renews the job's registry
   entry every second with a short TTL instead (the C engine releases the
   GIL, so the thread runs even mid-search), and the cleanup in
-  worker/recovery.py retries the job within seconds of the beats stopping.
+  worker/run/recovery.py retries the job within seconds of the beats stopping.
 - RQ's worker key lives worker_ttl + 60 s (8 minutes), so `rq info` showed
   a killed worker as busy for that long, and a worker whose Redis restarted
   empty was never registered again. The same thread renews the key with a
@@ -37,10 +37,10 @@ from rq.job_lifecycle import call_exception_handlers
 from rq.utils import now, utcformat
 
 from sudoku.connections import WORKER_TIMEOUT_S
-from worker import metrics
-from worker.attempt import Superseded
 from worker.counting import BoardsGone
-from worker.lifecycle import LeanWorker
+from worker.run import metrics
+from worker.run.attempt import Superseded
+from worker.run.lifecycle import LeanWorker
 
 log = logging.getLogger("sudoku.worker")
 
@@ -161,9 +161,9 @@ class Liveness:
 
 
 class SudokuWorker(Liveness, LeanWorker):
-    """LeanWorker (RQ's job lifecycle in two Lua scripts, worker/lifecycle.py)
+    """LeanWorker (RQ's job lifecycle in two Lua scripts, worker/run/lifecycle.py)
     with a live heartbeat, job metrics, and attempts that stop quietly when
-    another attempt has taken their job over (worker/attempt.py)."""
+    another attempt has taken their job over (worker/run/attempt.py)."""
 
     def run_job(self, job, queue, execution) -> bool:
         self.beating = (queue, execution)

@@ -3,7 +3,7 @@
 Two kinds of job are lost when a worker dies (docs/delivery.md, "Delivery
 and failure semantics"):
 
-- A job it was running. Its heartbeat (worker/workers.py) stops, so the
+- A job it was running. Its heartbeat (worker/run/classes.py) stops, so the
   job's entry in RQ's StartedJobRegistry expires within seconds, and RQ's
   registry cleanup retries it (or fails it when no retry is left). RQ runs
   that cleanup every 10 minutes; here it runs every second.

@@ -1,6 +1,6 @@
-"""One worker process (`python -m worker.process`), as worker/supervisor.py
+"""One worker process (`python -m worker.run.process`), as worker/run/supervisor.py
 starts it: an RQ worker on our queues, plus its maintenance thread
-(worker/recovery.py). Configured by the environment, through Settings, like
+(worker/run/recovery.py). Configured by the environment, through Settings, like
 every other process of the service.
 """
 
@@ -20,9 +20,9 @@ from rq.utils import import_attribute
 
 from sudoku import cells, connections, heap, keys, tracing
 from sudoku.config import Settings
-from worker.recovery import maintain
-from worker.supervisor import SUPERVISOR_PID
-from worker.workers import WORKER_CLASSES
+from worker.run.classes import WORKER_CLASSES
+from worker.run.recovery import maintain
+from worker.run.supervisor import SUPERVISOR_PID
 
 
 def worker_class(name: str) -> type:
@@ -79,7 +79,7 @@ def _wait_for(redis: Redis, parent: int) -> None:
     """Returns once Redis answers. A worker started while Redis is away
     (replaced by its supervisor during an outage) waits for it instead of
     failing at once and being restarted in a loop; it exits if its
-    supervisor goes meanwhile, as worker/recovery.py makes a running one do."""
+    supervisor goes meanwhile, as worker/run/recovery.py makes a running one do."""
     wait = 0.1
     while True:
         try:

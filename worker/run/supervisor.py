@@ -8,10 +8,10 @@ configuring. It is configured like sudoku-server, by the same environment
 variables (sudoku/config.py), with a few flags of its own. sudoku-server
 (the embedded default) uses the same Supervisor.
 
-Each worker is its own process running worker.process; a worker that dies
+Each worker is its own process running worker.run.process; a worker that dies
 (a crash, a SIGKILL) is replaced after a short, growing back-off so a crash
 loop does not spin the CPU. Its job, if it had one, is retried by the other
-workers (worker.process).
+workers (worker.run.process).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class Supervisor:
         return [s.proc.pid for s in self.slots if s.proc and s.proc.poll() is None]
 
     def _spawn(self, slot: _Slot) -> None:
-        slot.proc = subprocess.Popen([sys.executable, "-m", "worker.process"],
+        slot.proc = subprocess.Popen([sys.executable, "-m", "worker.run.process"],
                                      env={**self.env, "REDIS_URL": slot.url, "SUDOKU_WORKER_QUEUES": slot.queues,
                                           SUPERVISOR_PID: str(os.getpid())})
         slot.started_at = time.monotonic()

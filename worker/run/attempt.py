@@ -2,7 +2,7 @@
 
 A worker that stalls (SIGSTOP, a long swap, a VM pause) stops sending
 heartbeats; after a few seconds the job is handed to another worker
-(worker/recovery.py). When the stalled worker wakes up it does not know
+(worker/run/recovery.py). When the stalled worker wakes up it does not know
 that, and would go on writing frames and a result of its own: two attempts
 writing into one stream, and two results. So every write an attempt makes
 to a job's shared state is fenced: it happens only while the job's hash
