@@ -77,6 +77,18 @@ def transformed(puzzle: str, rng: random.Random) -> str:
     return "".join(cells)
 
 
+def boundless_counts(n: int) -> list[str]:
+    """n different boards of ten givens from one solution: more solutions than
+    any count in a test gets through (about 1.5 million a second here), so a
+    count of one ends at its time limit or its cancel."""
+    rng = random.Random(n)
+    boards = []
+    for _ in range(n):
+        keep = set(rng.sample(range(81), 10))
+        boards.append("".join(c if i in keep else "." for i, c in enumerate(WIKIPEDIA_SOLUTION)))
+    return boards
+
+
 def long_boards(n: int) -> list[str]:
     """Boards whose count to a million solutions takes seconds each: the
     multi-solution 16-clue ones with the most solutions, relabelled (the
