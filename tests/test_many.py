@@ -244,19 +244,16 @@ def count_while_the_boards_are_tampered_with(stub, redis, tamper) -> list[pb.Cou
 
     def requests():
         yield pb.CountManyRequest(boards=[board, board])
-        assert taken.wait(5), "the boards never appeared in Redis"
+        assert taken.wait(TIMEOUT), "the boards never appeared in Redis"
         yield pb.CountManyRequest(boards=[board])
 
     earlier = set(redis.scan_iter(keys.boards("*")))  # left by calls cancelled in other tests
 
     def take_the_boards():
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            first = next((k for k in redis.scan_iter(keys.boards("*")) if k not in earlier), None)
-            if first is not None:
-                tamper(redis, first)
-                taken.set()
-                return
+        first = until(lambda: next((k for k in redis.scan_iter(keys.boards("*")) if k not in earlier), None),
+                      "the call's boards were in Redis", timeout=TIMEOUT, every=0.005)
+        tamper(redis, first)
+        taken.set()
 
     thief = threading.Thread(target=take_the_boards)
     thief.start()
