@@ -424,13 +424,18 @@ def all_states(driver, state: str, negate: bool = False) -> None:
     wait_for(driver, f"[...document.querySelectorAll('.watcher')].every(w => w.dataset.state {test} '{state}')")
 
 
+STOP_DURATION_MS = 10_000
+
+
 @needs_chromium
 def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browser, service, stub, tmp_path):
     from selenium.webdriver.support.ui import Select
 
     browser.get(page_url(service))
     load(browser, HARDEST)
-    Select(browser.find_element("id", "duration")).select_by_value("2000")
+    # 10 s, not 2: from the 11th frame to the end must outlast a click on a
+    # loaded machine (with 2 s, once, the naive search played to its end first).
+    Select(browser.find_element("id", "duration")).select_by_value(str(STOP_DURATION_MS))
     click(browser, "#watch-start")
     wait_for(browser, "Number(document.getElementById('watch-naive').dataset.seq) > 10")
     click(browser, "#watch-stop")
@@ -449,7 +454,7 @@ def test_stop_is_cancel_resume_goes_on_from_the_last_seq_and_reset_from_0(browse
         assert int(watcher(browser, root)["step"]) <= frames[-1].counters.steps < total, root
         # The job plays in the duration chosen, and the page drew its frames by the proto's
         # recipe up to the stop: the same board, the cursor on the frame's cell.
-        assert frames[0].job.pacing.duration_ms == 2000, root
+        assert frames[0].job.pacing.duration_ms == STOP_DURATION_MS, root
         seq = int(watcher(browser, root)["seq"])
         at = [frame.seq for message in frames for frame in split(message)].index(seq)
         assert drawn(browser, root) == draw(frames)[at], root
