@@ -260,8 +260,12 @@ class ServiceThread:
         assert self.app is not None
         return f"127.0.0.1:{self.app.port}"
 
-    def stub(self) -> tuple[grpc.Channel, pb_grpc.SudokuStub]:
-        channel = grpc.insecure_channel(self.address)
+    def stub(self, own_connection: bool = False) -> tuple[grpc.Channel, pb_grpc.SudokuStub]:
+        """A channel and its stub. grpc-python gives every channel of a process to
+        the same address one TCP connection; `own_connection` gives this one its
+        own, for a test that means another client (or one whose connection goes)."""
+        options = [("grpc.use_local_subchannel_pool", 1)] if own_connection else []
+        channel = grpc.insecure_channel(self.address, options=options)
         return channel, pb_grpc.SudokuStub(channel)
 
     def stop(self, grace: float = 0.5) -> None:
