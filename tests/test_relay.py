@@ -3,6 +3,7 @@ resuming anywhere, and what a watcher sees when frames were trimmed."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -10,8 +11,12 @@ import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from redis.asyncio import Redis
 
 from client.frames import Drawing, split
+from service.streams.hub import StreamHub
+from service.streams.pacing import Schedule
+from service.streams.relay import Relay
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.frames_util import attached, draw, pairs
 from tests.puzzles import puzzles
@@ -171,3 +176,47 @@ def test_the_drawing_recipe_replays_the_hardest_naive_search_keyframe_for_keyfra
     assert keyframes >= len(frames) // 30
     assert frames[-1].counters.steps == 1_974_390
     assert drawing.text == frames[-1].solution
+
+
+def test_a_relay_that_lost_its_cancel_in_a_read_ends_instead_of_waiting(redis_url):
+    """The lost cancel of tests/test_hub.py (redis-py swallows it on Python
+    3.11), lost in the relay's own read of a job's frames just before it
+    waits for more. That wait runs in a task of its own (so that a Stop can
+    end it), whose check of a lost cancel is the task's, not the relay's: a
+    cancel_on_disconnect solve whose client left played on to its time limit
+    (a fresh-clone CI, and 2 runs in 10 of the vanished-client fault test).
+    The relay checks its own and ends at once."""
+
+    async def scenario() -> None:
+        redis = Redis.from_url(redis_url)
+        hub = StreamHub(redis_url, redis)
+        hub.start()
+        swallowed = asyncio.Event()
+
+        async def read(key: str, after: str, count: int = 128) -> list:
+            try:
+                await asyncio.sleep(30)  # the cancel comes during the read
+            except asyncio.CancelledError:
+                swallowed.set()  # as redis-py's lost cancel is: caught, never uncancelled
+            return []
+
+        hub.read = read
+        stopped = asyncio.get_running_loop().create_future()
+        relay = Relay(hub, "test-relay-lost-cancel", 1, Schedule(0), stopped)  # after frame 1: stoppable
+
+        async def play() -> None:
+            async for _ in relay.messages():
+                pass
+
+        task = asyncio.create_task(play())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        try:
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, 5)  # the wait has no timeout: without the check, forever
+            assert swallowed.is_set()
+        finally:
+            await hub.close()
+            await redis.aclose()
+
+    asyncio.run(scenario())

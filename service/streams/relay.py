@@ -256,6 +256,11 @@ class Relay:
             if not block:
                 return False
             idle = IDLE_CHECK_S if self.alive is not None else None
+            # The wait runs in a task of its own (_until_stopped), so the hub's
+            # check of a lost cancel looks at that task: this checks the
+            # relay's, which the read just before may have lost; else a client
+            # gone would leave the relay waiting for the whole search.
+            connections.raise_lost_cancel()
             batch = await self._until_stopped(self.hub.wait(self.key, self.read_id, idle))
             if not batch and self.alive is not None:
                 await self.alive(self.job_id)
@@ -268,7 +273,11 @@ class Relay:
         if not self.stoppable:
             return await waiting
         task = asyncio.ensure_future(waiting)
-        await asyncio.wait((task, self.stopped), return_when=asyncio.FIRST_COMPLETED)
+        try:
+            await asyncio.wait((task, self.stopped), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()  # not left waiting in the hub after its stream has gone
+            raise
         if task.done():
             return task.result()
         task.cancel()
