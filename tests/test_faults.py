@@ -26,7 +26,7 @@ from launcher.embedded_redis import EmbeddedRedis
 from sudoku import engine, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.faults import POISON_SEED, STALLS
+from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
 from tests.frames_util import draw
 from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
@@ -210,17 +210,28 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_se
     channel, stub = roomy_stub(custom_service)
     expected = engine.Stepper(ENDLESS, strategy="naive", max_steps=100_000_000)
     expected.skip(100_000_000)
-    # A watched search: the worker measures it, then writes its frames, so
-    # the job outlasts the 1.05 s between the two signals by far (an
-    # unwatched one took 1.4 s here, too close).
+    # A watched search: the worker measures it, then writes its frames.
     pacing = pb.Pacing(duration_ms=10_000, fps=30, unpaced=True)
     for signals in (1, 2):
-        reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing, time_limit_ms=ROOMY_MS),
+        # The cold round's job stops its worker as it starts measuring
+        # (tests/faults.py), so both signals come with the whole search still
+        # to run: once, found by polling mid-job, it had ended within the
+        # 1.05 s between them, on a loaded machine.
+        seed = STALL_WHILE_MEASURING if signals == 2 else 0
+        reader = Reader(stub.Solve(long_solve(view=pb.VIEW_SEARCH, pacing=pacing, time_limit_ms=ROOMY_MS, seed=seed),
                                    timeout=TIMEOUT))
         assert reader.first.wait(TIMEOUT)
-        pid = worker_running(redis, reader.items[0].job_id)
-        os.kill(pid, signal.SIGTERM)
-        if signals == 2:
+        job_id = reader.items[0].job_id
+        if signals == 1:
+            pid = worker_running(redis, job_id)
+            os.kill(pid, signal.SIGTERM)
+        else:
+            until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", TIMEOUT, every=0.05)
+            pid = int(redis.get(f"test:stalled:{job_id}"))
+            until(lambda: stopped(pid), "the SIGSTOP took", TIMEOUT, every=0.05)
+            first = next(w.name for w in Worker.all(connection=redis, serializer=JSONSerializer) if w.pid == pid)
+            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGCONT)  # it takes the SIGTERM as it goes on
             time.sleep(1.05)  # RQ ignores a second signal within a second
             os.kill(pid, signal.SIGTERM)
         reader.join(TIMEOUT)
@@ -229,6 +240,8 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_se
         assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
         assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, expected.steps)
         assert draw(frames)[-1] == expected.board
+        if signals == 2:
+            assert redis.hget("rq:job:" + job_id, "worker_name").decode() != first, "the worker signalled twice finished it"
     channel.close()
 
 
