@@ -2,15 +2,14 @@
 
 Workers write each call's reply on the inbox stream of the instance that
 made the call (keys.inbox) as soon as it is ready (worker/calls.py). One task
-here follows it through the cell's stream hub (service/streams/hub.py, the
-one blocked XREAD loop of the process, beside the frame streams and the
-cancels), hands each reply to the call waiting for it, and trims what it
-has read every TRIM_EVERY_S (or TRIM_AFTER replies): a reply lives in Redis
-a fraction of a second after it is read. A reply whose call has ended (its
-client left, or a retried job answered it twice) is dropped.
+here reads it, blocked in XREAD on a connection of its own (as the hub's
+shards are, service/streams/hub.py), hands each reply to the call waiting for it,
+and trims what it has read every TRIM_EVERY_S (or TRIM_AFTER replies): a
+reply lives in Redis a fraction of a second after it is read. A reply whose call has
+ended (its client left, or a retried job answered it twice) is dropped.
 
 When Redis stops answering, every waiting call fails at once (interrupt,
-from the health monitor, or the hub's wait failing): the call ends
+from the health monitor), as every stream reader does: the call ends
 UNAVAILABLE rather than waiting out its deadline.
 """
 
@@ -27,11 +26,12 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.jobs import futures, waiting
 from service.jobs.waiting import JobLost, ResultLost
-from service.streams.hub import StreamHub
 from sudoku import connections, keys
 
 log = logging.getLogger("sudoku.inbox")
 
+BLOCK_MS = 2_000
+BATCH = 1_000  # entries per XREAD
 # Replies read are trimmed after this many, or this long (a round trip per
 # reply would be a third of a call's Redis commands at low load).
 TRIM_AFTER = 256
@@ -62,9 +62,9 @@ def _reply(fields: dict[bytes, bytes]) -> Reply:
 
 
 class Inbox:
-    def __init__(self, hub: StreamHub, instance: str):
+    def __init__(self, url: str, instance: str):
         self.key = keys.inbox(instance)
-        self.hub = hub
+        self.redis = connections.service_blocking(url, BLOCK_MS / 1000)
         self.waiting: dict[str, asyncio.Future[Reply]] = {}
         self.last = "0-0"
         self.untrimmed = 0
@@ -77,6 +77,7 @@ class Inbox:
     async def close(self) -> None:
         if self.task is not None:
             await futures.stop([self.task])
+        await self.redis.aclose()
 
     def expect(self, call_id: str) -> asyncio.Future[Reply]:
         """The future of call `call_id`'s reply; forget() it when the call ends."""
@@ -96,18 +97,18 @@ class Inbox:
     async def _run(self) -> None:
         failures = 0
         while True:
+            connections.raise_lost_cancel()
             try:
-                # Unbounded while nothing is left to trim; else until it is due.
-                entries = await self.hub.wait(self.key, self.last, TRIM_EVERY_S if self.untrimmed else None)
-                for _, fields in entries:
-                    self._deliver(fields)
-                if entries:
-                    self.last = entries[-1][0]
+                reply = await self.redis.xread({self.key: self.last}, count=BATCH, block=BLOCK_MS)
+                for _, entries in reply or ():
+                    for entry_id, fields in entries:
+                        self._deliver(fields)
+                    self.last = entries[-1][0].decode()
                     self.untrimmed += len(entries)
-                if self.untrimmed and (self.untrimmed >= TRIM_AFTER or not entries
+                if self.untrimmed and (self.untrimmed >= TRIM_AFTER or not reply
                                        or time.monotonic() - self.trimmed_at >= TRIM_EVERY_S):
                     # Everything up to the last entry read goes; that one goes with the next trim.
-                    await self.hub.redis.xtrim(self.key, minid=self.last, approximate=False)
+                    await self.redis.xtrim(self.key, minid=self.last, approximate=False)
                     self.untrimmed, self.trimmed_at = 0, time.monotonic()
                 failures = 0
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:

@@ -157,11 +157,6 @@ class _Shard:
                 self.blocked_on = None
             for raw_key, entries in reply or ():
                 self._deliver(raw_key.decode(), [(i.decode(), f) for i, f in entries])
-            if reply:
-                # The waiters just answered run first: one that waits again
-                # at once (the inbox's reader) is in the next XREAD, not a
-                # wake-up and a second XREAD after it.
-                await asyncio.sleep(0)
 
     def _deliver(self, key: str, entries: list[Entry]) -> None:
         if key == self.wake_key:
