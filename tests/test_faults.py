@@ -88,7 +88,7 @@ def job_now(redis, job_id: str, pid: int) -> str:
     """What Redis holds of a solve job, and of the worker `pid` that ran it."""
     frames = redis.xlen(keys.frames(job_id))
     cancel = redis.hgetall(keys.cancel(job_id))
-    status = redis.hget("rq:job:" + job_id, "status")
+    status = redis.hget(Job.key_for(job_id), "status")
     return "job %s: %d frames, cancel record %s, status %s; %s" % (job_id, frames, cancel, status,
                                                                   workers_now(redis, pid))
 
@@ -148,6 +148,14 @@ def stopped(pid: int) -> bool:
     return state.strip().startswith("T")
 
 
+def stalled_worker(redis, job_id: str) -> int:
+    """The pid of the worker that stopped itself on `job_id` (a STALLS seed, tests/faults.py), once it is stopped."""
+    until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", TIMEOUT, every=0.05)
+    pid = int(redis.get(f"test:stalled:{job_id}"))
+    until(lambda: stopped(pid), "the SIGSTOP took", TIMEOUT, every=0.05)
+    return pid
+
+
 @pytest.mark.parametrize("seed", STALLS, ids=["measuring", "mid-replay", "last-frames", "result"])
 def test_a_stalled_worker_is_superseded_and_writes_nothing_more(stub, redis, seed):
     """A worker stopped (SIGSTOP) mid-job loses the job to another worker
@@ -161,9 +169,7 @@ def test_a_stalled_worker_is_superseded_and_writes_nothing_more(stub, redis, see
     reader = Reader(stub.Solve(request, timeout=TIMEOUT))
     assert reader.first.wait(TIMEOUT)
     job_id = reader.items[0].job_id
-    until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", TIMEOUT, every=0.05)
-    pid = int(redis.get(f"test:stalled:{job_id}"))
-    until(lambda: stopped(pid), "the SIGSTOP took", TIMEOUT, every=0.05)
+    pid = stalled_worker(redis, job_id)
     stalled_at = time.monotonic()
     try:
         reader.join(TIMEOUT)  # the other worker's retry ends the stream
@@ -226,9 +232,7 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_se
             pid = worker_running(redis, job_id)
             os.kill(pid, signal.SIGTERM)
         else:
-            until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", TIMEOUT, every=0.05)
-            pid = int(redis.get(f"test:stalled:{job_id}"))
-            until(lambda: stopped(pid), "the SIGSTOP took", TIMEOUT, every=0.05)
+            pid = stalled_worker(redis, job_id)
             first = next(w.name for w in Worker.all(connection=redis, serializer=JSONSerializer) if w.pid == pid)
             os.kill(pid, signal.SIGTERM)
             os.kill(pid, signal.SIGCONT)  # it takes the SIGTERM as it goes on
@@ -241,7 +245,8 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_se
         assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, expected.steps)
         assert draw(frames)[-1] == expected.board
         if signals == 2:
-            assert redis.hget("rq:job:" + job_id, "worker_name").decode() != first, "the worker signalled twice finished it"
+            finisher = redis.hget(Job.key_for(job_id), "worker_name").decode()
+            assert finisher != first, "the worker signalled twice finished it"
     channel.close()
 
 
@@ -396,19 +401,16 @@ def test_interactive_calls_are_not_stuck_behind_greedy_batches():
     workers.start()
     service = ServiceThread(make_settings(redis_server.url, max_count_limit=10**9, max_time_ms=60_000)).start()
     greedy = [pb.CountManyRequest(boards=boundless_counts(16), limit=10**9, time_limit_ms=60_000)]
-    # Two clients, two connections (grpc-python would share one between them).
-    hog_channels = [grpc.insecure_channel(service.address, options=[("grpc.use_local_subchannel_pool", 1)])
-                    for _ in range(2)]
-    hogs = [Reader(pb_grpc.SudokuStub(channel).CountMany(iter(greedy * 50), timeout=TIMEOUT))
-            for channel in hog_channels]
+    hog_channels, hog_stubs = zip(*(service.stub(own_connection=True) for _ in range(2)))
+    hogs = [Reader(stub.CountMany(iter(greedy * 50), timeout=TIMEOUT)) for stub in hog_stubs]
     try:
         redis = Redis.from_url(redis_server.url)
         until(lambda: sum(w.get_state() == "busy" for w in Worker.all(connection=redis)) >= 2,
               "both workers were on the batches", TIMEOUT, every=0.05)
         redis.close()
         rng = random.Random(3)
-        with grpc.insecure_channel(service.address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
-            stub = pb_grpc.SudokuStub(channel)
+        channel, stub = service.stub(own_connection=True)
+        with channel:
             for _ in range(20):
                 board = relabelled(rng.choice(puzzles("magictour_top1465")), rng)
                 reply = stub.CountSolutions(pb.CountRequest(board=board), timeout=TIMEOUT)
