@@ -209,13 +209,17 @@ def half_bodies(http_address: str, seconds: float, source: str = "127.0.0.3", co
 class _H2:
     """A bare HTTP/2 client on one connection, frame by frame (h2)."""
 
-    def __init__(self, http_address: str, source: str, window: int = 65535, receive_buffer: int = 0):
+    def __init__(self, http_address: str, source: str, window: int = 65535, receive_buffer: int = 0,
+                 preface_alone: bool = True):
+        """`preface_alone=False` keeps the connection's preface for the first
+        flush, in one write with the first requests."""
         self.sock = _connect(http_address, source, receive_buffer)
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
         self.conn.local_settings = h2.settings.Settings(client=True, initial_values={
             h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window, h2.settings.SettingCodes.ENABLE_PUSH: 0})
         self.conn.initiate_connection()
-        self.flush()
+        if preface_alone:
+            self.flush()
         self.host = http_address
 
     def flush(self) -> None:
@@ -281,9 +285,11 @@ def rapid_reset(http_address: str, seconds: float, source: str = "127.0.0.3", co
     `seconds`, and never reads what the server sends (a GOAWAY included:
     the client goes on regardless, and the server's writes back up); then,
     with `hold`, keeps the connection open for that long, after printing its
-    report. Reports the streams sent, and whether the server closed the
-    connection (its sends then fail)."""
-    h2c = _H2(http_address, source, receive_buffer=4096)
+    report. The connection's preface goes in one write with the first 50
+    streams, so the server meets them in its first read of the connection.
+    Reports the streams sent, and whether the server closed the connection
+    (its sends then fail)."""
+    h2c = _H2(http_address, source, receive_buffer=4096, preface_alone=False)
     sent, ended, started = 0, "held", time.monotonic()
     h2c.sock.settimeout(1.0)
     print("ready", flush=True)

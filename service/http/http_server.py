@@ -131,11 +131,17 @@ def _guard(protocol: H2Protocol) -> None:
 
 class _Connection(TCPServer):
     """hypercorn's connection, whose HTTP/2 protocol is guarded (_guard)
-    from the moment there is one (at once with ALPN, or on the first bytes
-    of a client that speaks HTTP/2 from the start), and which ends when its
+    before it reads its client's first frame, and which ends when its
     client has closed it: hypercorn's keeps an HTTP/1.1 connection its
     client closed until its keep-alive timer runs out, where it would count
-    against the client's connections."""
+    against the client's connections.
+
+    An HTTP/2 protocol is made at once (ALPN) or from the first bytes of a
+    client that speaks HTTP/2 from the start; either way its first act is
+    to send the server's preface, through protocol_send, before it handles
+    the bytes that made it. Guarding it after that read would let through
+    the streams that came with the client's preface (a rapid-reset burst's
+    first 50, in tests/test_attacks.py)."""
 
     async def _read_data(self) -> None:
         # hypercorn.asyncio.tcp_server.TCPServer._read_data, with the guard and the end.
@@ -145,14 +151,14 @@ class _Connection(TCPServer):
             except (ConnectionError, OSError, asyncio.TimeoutError, TimeoutError):
                 break
             await self.protocol.handle(RawData(data))
-            served = self.protocol.protocol
-            if isinstance(served, H2Protocol) and not getattr(served, "sudoku_guarded", False):
-                _guard(served)
         self.client_closed = True
         await self.protocol.handle(Closed())
         await self.idle_task.stop()
 
     async def protocol_send(self, event) -> None:
+        served = self.protocol.protocol
+        if isinstance(served, H2Protocol) and not getattr(served, "sudoku_guarded", False):
+            _guard(served)
         # A connection that has gone idle after its client closed it is done
         # (hypercorn would restart its keep-alive timer here).
         if isinstance(event, Updated) and event.idle and getattr(self, "client_closed", False):
