@@ -33,6 +33,7 @@ from sudoku import keys
 from sudoku.connections import SERVICE_TIMEOUT_S
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
+from tests.load import CallLoad
 from tests.puzzles import puzzles, relabelled
 from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, until, workers_and_service
 
@@ -58,47 +59,6 @@ def stack(tmp_path):
     with workers_and_service(redis_server.url) as service:
         yield redis_server, service
     redis_server.kill()
-
-
-class Load:
-    """Threads counting fresh boards (no cache hit), recording each outcome
-    and how long it took."""
-
-    def __init__(self, address: str, threads: int = 4):
-        self.address = address
-        self.outcomes: list[tuple[str, float]] = []
-        self.stop = threading.Event()
-        self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(threads)]
-        for thread in self.threads:
-            thread.start()
-
-    def _run(self, seed: int) -> None:
-        rng = random.Random(seed)
-        boards = puzzles("17_clue")
-        with grpc.insecure_channel(self.address) as channel:
-            stub = pb_grpc.SudokuStub(channel)
-            while not self.stop.is_set():
-                t0 = time.monotonic()
-                try:
-                    stub.CountSolutions(pb.CountRequest(board=relabelled(rng.choice(boards), rng)), timeout=15)
-                    code = "OK"
-                except grpc.RpcError as exc:
-                    code = exc.code().name
-                    time.sleep(0.05)  # a refused caller backs off a little, as the client library does
-                self.outcomes.append((code, time.monotonic() - t0))
-
-    def finish(self) -> dict[str, int]:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(30)
-        assert not any(t.is_alive() for t in self.threads), "a call hung"
-        codes: dict[str, int] = {}
-        for code, _ in self.outcomes:
-            codes[code] = codes.get(code, 0) + 1
-        return codes
-
-    def slowest(self) -> float:
-        return max(took for _, took in self.outcomes)
 
 
 class Watcher(threading.Thread):
@@ -146,9 +106,10 @@ def test_a_redis_stopped_for_5_s(stack):
     """SIGSTOP 5 s: calls in the meantime are UNAVAILABLE within the bound,
     a watch rides it out (its client retries), everything is OK after."""
     redis_server, service = stack
-    load = Load(service.address)
+    load = CallLoad(service.address)
     watcher = Watcher(service.address, Retry(attempts=30, base=0.1, cap=0.5), duration=8, fps=20)
-    time.sleep(1.5)
+    until(lambda: load.answered >= 8 and len(watcher.frames) > 3, "the load and the watch were under way",
+          timeout=30, every=0.1)
     redis_server.signal(signal.SIGSTOP)
     time.sleep(5)
     redis_server.signal(signal.SIGCONT)
@@ -199,7 +160,7 @@ def test_a_redis_down_for_30_s_then_back_empty(stack, tmp_path):
     workers are registered again, counts and solves work, and a watch that
     was in flight was submitted again by its client and ends solved."""
     redis_server, service = stack
-    load = Load(service.address)
+    load = CallLoad(service.address)
     watcher = Watcher(service.address, Retry(attempts=200, base=0.1, cap=0.5), duration=6, fps=30)
     until(lambda: len(watcher.frames) > 3, "the first frames came", timeout=30, every=0.1)
     redis_server.kill()
@@ -209,12 +170,12 @@ def test_a_redis_down_for_30_s_then_back_empty(stack, tmp_path):
     until(lambda: serving(service.address), "the service was SERVING", timeout=10, every=0.1)
     back = time.monotonic() - t0
     until(lambda: workers_registered(redis_server.url) == 2, "the workers registered", timeout=10, every=0.1)
-    before_back = len(load.outcomes)
+    before_back = len(load.attempts)
     time.sleep(3)
     codes = load.finish()
     assert set(codes) <= {"OK", "UNAVAILABLE"}, codes
     assert load.slowest() < BOUND_S, load.slowest()
-    assert {code for code, _ in load.outcomes[before_back:]} == {"OK"} or back < 10
+    assert {a.code for a in load.attempts[before_back:]} == {"OK"} or back < 10
     watcher.join(60)
     assert watcher.error is None, watcher.error
     assert watcher.stream.resubmissions >= 1

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -20,10 +18,11 @@ import grpc
 import pytest
 from redis import Redis
 
-from sudoku import cells, connections, engine
+from sudoku import cells, connections
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.puzzles import puzzles, relabelled
+from tests.load import CallLoad
+from tests.puzzles import puzzles
 from tests.stack import (
     SYSTEM_REDIS,
     ServiceThread,
@@ -115,71 +114,6 @@ def group(tmp_path):
         group.stop()
 
 
-class MixedLoad:
-    """Threads sending Hint, CountSolutions and watched Solve calls on
-    fresh boards, each retried on UNAVAILABLE (as the client library
-    does) until it succeeds; every answer checked against the engine."""
-
-    def __init__(self, address: str, threads: int = 3):
-        self.address = address
-        self.stop = threading.Event()
-        self.failures: list[str] = []  # codes of the attempts that failed
-        self.wrong: list[str] = []
-        self.answered = 0
-        self.ok_at: list[float] = []
-        self.kinds_ok_at: dict[str, list[float]] = {"hint": [], "count": [], "solve": []}
-        self.lock = threading.Lock()
-        self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(threads)]
-        for thread in self.threads:
-            thread.start()
-
-    def _run(self, seed: int) -> None:
-        rng = random.Random(seed)
-        boards = puzzles("17_clue")
-        with grpc.insecure_channel(self.address) as channel:
-            stub = pb_grpc.SudokuStub(channel)
-            while not self.stop.is_set():
-                board = relabelled(rng.choice(boards), rng)
-                kind = rng.choices(("hint", "count", "solve"), (7, 2, 1))[0]
-                self._until_ok(kind, lambda: self._call(stub, kind, board))
-
-    def _call(self, stub, kind: str, board: str) -> None:
-        if kind == "count":
-            reply = stub.CountSolutions(pb.CountRequest(board=board, include_solution=True), timeout=TIMEOUT)
-            if reply.count != 1 or reply.solution != engine.solve(board):
-                self.wrong.append(f"count {board}")
-        elif kind == "hint":
-            reply = stub.Hint(pb.HintRequest(givens=board), timeout=TIMEOUT)
-            if reply.kind != pb.HintReply.KIND_NEXT_MOVE:
-                self.wrong.append(f"hint {board}")
-        else:
-            frames = list(stub.Solve(pb.SolveRequest(board=board, view=pb.VIEW_FINAL), timeout=TIMEOUT))
-            if frames[-1].outcome != pb.SOLVED or frames[-1].solution != engine.solve(board):
-                self.wrong.append(f"solve {board}")
-
-    def _until_ok(self, kind: str, call) -> None:
-        while True:
-            try:
-                call()
-                with self.lock:
-                    self.answered += 1
-                    self.ok_at.append(time.monotonic())
-                    self.kinds_ok_at[kind].append(self.ok_at[-1])
-                return
-            except grpc.RpcError as exc:
-                with self.lock:
-                    self.failures.append(exc.code().name)
-                if self.stop.is_set() and exc.code() != grpc.StatusCode.UNAVAILABLE:
-                    return
-                time.sleep(0.1)
-
-    def finish(self) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(60)
-        assert not any(thread.is_alive() for thread in self.threads), "a call hung"
-
-
 def assert_a_paced_stream_ends_on_cancel(address: str) -> None:
     """A watched Solve paced over a minute, cancelled from another
     connection: its stream ends CANCELLED at once, which the service
@@ -228,7 +162,7 @@ def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_kil
     supervise_in_background(workers)
     service = ServiceThread(make_settings(url)).start()
     try:
-        load = MixedLoad(service.address)
+        load = CallLoad(service.address, threads=3, mix={"hint": 7, "count": 2, "solve": 1}, retry=True)
         until(lambda: load.answered >= 20, "the load was under way", timeout=30)
         time.sleep(LOAD_S / 2)  # load, not a wait for a state: half of it before the kill
         old = group.primary.port
@@ -236,24 +170,25 @@ def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_kil
         killed = time.monotonic()
         until(lambda: group.primary_port() not in (None, old), "Sentinel promoted the replica", timeout=30)
         promoted = time.monotonic() - killed
-        until(lambda: any(t > killed + promoted for t in load.ok_at), "a call succeeded on the new primary",
+        until(lambda: any(t > killed + promoted for t in load.ok_at()), "a call succeeded on the new primary",
               timeout=30)
-        recovered = min(t for t in load.ok_at if t > killed + promoted) - killed
+        recovered = min(t for t in load.ok_at() if t > killed + promoted) - killed
         # Every part of the service follows: the pooled commands (Hint,
         # CountSolutions) and the hub's connections, which read a watched
         # Solve's frames and the cancels.
-        until(lambda: all(any(t > killed + promoted for t in ok) for ok in load.kinds_ok_at.values()),
+        until(lambda: all(any(t > killed + promoted for t in load.ok_at(kind)) for kind in load.mix),
               "every kind of call succeeded on the new primary", timeout=30)
         assert_a_paced_stream_ends_on_cancel(service.address)
         time.sleep(LOAD_S / 2)
         load.finish()
-        after = sum(t > killed + promoted for t in load.ok_at)
+        after = sum(t > killed + promoted for t in load.ok_at())
     finally:
         service.stop()
         workers.stop()
+    failures = load.failures()
     print(f"failover: {load.answered} calls answered ({after} after the promotion), "
-          f"{len(load.failures)} failed attempts ({sorted(set(load.failures))}), replica promoted "
+          f"{len(failures)} failed attempts ({sorted(set(failures))}), replica promoted "
           f"{promoted:.1f} s and calls answered again {recovered:.1f} s after the SIGKILL")
     assert not load.wrong, load.wrong[:5]
-    assert set(load.failures) <= {"UNAVAILABLE"}, load.failures
+    assert set(failures) <= {"UNAVAILABLE"}, failures
     assert load.answered > 40
