@@ -67,7 +67,7 @@ def test_unread_streams_on_one_connection_leave_room_for_others_and_end(custom_s
     # The streams nobody reads end by themselves after the idle limit and
     # free their share: the greedy connection may open a stream again. (Its
     # client learns the status when it reads: the frames already sent come first.)
-    until(lambda: budget.streams == 0, "the unread streams ended", timeout=3)
+    until(lambda: budget.streams == 0, "the unread streams ended", timeout=TIMEOUT)
     again = pb_grpc.SudokuStub(greedy).Watch(pb.WatchRequest(job_id=job_id, after_seq=last_seq - 10, unpaced=True))
     assert list(again)[-1].outcome == pb.SOLVED
     stalled = next(c for c in unread if c not in refused)
