@@ -2,11 +2,13 @@
 
     python bench/cells.py                       # 1, 2 and 4 cells, 1,500 calls each
     python bench/cells.py --cells 1,2 --calls 3000
+    python bench/cells.py --per-cell            # 16 in flight a cell: the load grows with the cells
 
 For each count of cells, that many of Debian's redis-server (Redis 7,
 external, on loopback) and one sudoku-server on all of them (REDIS_URL
 listing them; 2 workers dealt out over the cells, at least one each), fed
-a game backend's mix from this process, 16 calls in flight: 70% `Hint`,
+a game backend's mix from this process, 16 calls in flight (16 a cell
+with --per-cell): 70% `Hint`,
 20% `CountSolutions`, 10% watched unpaced `Solve`, on fresh boards (no
 cache answers). Each Redis's CPU time comes from its INFO (used_cpu_sys +
 used_cpu_user), since this machine has fewer cores than the processes
@@ -51,8 +53,8 @@ def mixed_requests(n: int, rng: random.Random) -> list[tuple[str, bytes]]:
     return [(kind, pools[kind].pop()) for kind in kinds]
 
 
-async def drive(address: str, requests: list[tuple[str, bytes]]) -> int:
-    """Sends the requests IN_FLIGHT at a time; returns the calls that failed."""
+async def drive(address: str, requests: list[tuple[str, bytes]], in_flight: int = IN_FLIGHT) -> int:
+    """Sends the requests `in_flight` at a time; returns the calls that failed."""
     failed = 0
     async with grpc.aio.insecure_channel(address) as channel:
         calls = {kind: (channel.unary_stream if METHODS[kind][1] else channel.unary_unary)(
@@ -74,7 +76,7 @@ async def drive(address: str, requests: list[tuple[str, bytes]]) -> int:
                     errors[f"{kind} {exc.code().name}: {exc.details()[:80]}"] = 1 + errors.get(
                         f"{kind} {exc.code().name}: {exc.details()[:80]}", 0)
 
-        await asyncio.gather(*(client() for _ in range(IN_FLIGHT)))
+        await asyncio.gather(*(client() for _ in range(in_flight)))
     return failed
 
 
@@ -89,7 +91,7 @@ def routed(metrics_port: int, cells: int) -> list[float]:
     return counts
 
 
-def run(cells: int, calls: int, rng: random.Random) -> dict:
+def run(cells: int, calls: int, rng: random.Random, in_flight: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         servers = [SystemRedis(folder).start() for _ in range(cells)]
         clients = [Redis(port=server.port) for server in servers]
@@ -107,7 +109,7 @@ def run(cells: int, calls: int, rng: random.Random) -> dict:
                 cpu0, routed0 = [redis_cpu(c)[0] for c in clients], routed(metrics_port, cells)
                 own0, all0 = cpu_seconds([proc.pid]), cpu_seconds(pids)
                 started = time.perf_counter()
-                failed = asyncio.run(drive(address, requests))
+                failed = asyncio.run(drive(address, requests, in_flight))
                 took = time.perf_counter() - started
                 own1, all1 = cpu_seconds([proc.pid]), cpu_seconds(pids)
                 cpu1, routed1 = [redis_cpu(c)[0] for c in clients], routed(metrics_port, cells)
@@ -132,15 +134,20 @@ def run(cells: int, calls: int, rng: random.Random) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cells", default="1,2,4")
-    parser.add_argument("--calls", type=int, default=1500)
+    parser.add_argument("--calls", type=int, default=1500, help="calls a run (a cell's, with --per-cell)")
+    parser.add_argument("--per-cell", action="store_true",
+                        help=f"{IN_FLIGHT} calls in flight a cell, not in all: coalescing sees a cell's usual load")
     args = parser.parse_args()
     rng = random.Random(23)
-    print(f"mix: {', '.join(f'{w}% {k}' for k, w in MIX)}; {IN_FLIGHT} in flight; {args.calls} calls a run")
+    scale = "a cell" if args.per_cell else "in all"
+    mix = ", ".join(f"{w}% {k}" for k, w in MIX)
+    print(f"mix: {mix}; {IN_FLIGHT} in flight {scale}; {args.calls} calls a run {scale}")
     print(f"{'cells':>5} {'calls/s':>8} {'failed':>6} {'Redis us/call':>13} {'net of idle':>11} "
           f"{'idle us/s/cell':>14} {'ceiling calls/s':>15} {'service ms/call':>15} {'workers ms/call':>15}  "
           f"{'calls per cell':24} Redis CPU per cell")
     for cells in (int(n) for n in args.cells.split(",")):
-        r = run(cells, args.calls, rng)
+        per = cells if args.per_cell else 1
+        r = run(cells, args.calls * per, rng, IN_FLIGHT * per)
         print(f"{r['cells']:5} {r['calls/s']:8.0f} {r['failed']:6} {r['redis_us']:13.0f} {r['net_us']:11.0f} "
               f"{r['idle_us_s']:14.0f} {r['ceiling']:15.0f} {r['service_ms']:15.3f} {r['workers_ms']:15.3f}  "
               f"{' / '.join(f'{s:.0%}' for s in r['split']):24} {' / '.join(f'{s:.0%}' for s in r['cpu_split'])}",

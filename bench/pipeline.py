@@ -38,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
@@ -83,6 +84,14 @@ def redis_cpu(redis: Redis) -> tuple[float, int]:
     return info["used_cpu_sys"] + info["used_cpu_user"], info["total_commands_processed"]
 
 
+def _entry_point(tree: Path) -> str:
+    """Code that runs `tree`'s own sudoku-server (its pyproject.toml says
+    where: the module has moved between commits)."""
+    module, function = tomllib.loads((tree / "pyproject.toml").read_text())["project"]["scripts"][
+        "sudoku-server"].split(":")
+    return f"import sys; from {module} import {function}; sys.exit({function}())"
+
+
 class Server:
     """sudoku-server from `tree` (this repository or another checkout), in its own process."""
 
@@ -91,7 +100,7 @@ class Server:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env["PYTHONPATH"] = str(tree)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "launcher.main", "--listen", f"127.0.0.1:{self.port}", "--workers", "2",
+            [sys.executable, "-c", _entry_point(tree), "--listen", f"127.0.0.1:{self.port}", "--workers", "2",
              "--metrics-port", "0", "--http-listen", ""],
             stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
         banner = self.proc.stdout.readline()
