@@ -28,6 +28,7 @@ from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
 from tests.frames_util import draw
+from tests.load import CallLoad
 from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
 from worker.run.supervisor import Supervisor
@@ -477,41 +478,23 @@ def test_redis_restarting_under_load(own_stack):
     redis_server, service = own_stack
     channel, stub = service.stub()
     health = health_pb2_grpc.HealthStub(channel)
-    outcomes: list[str] = []
-    stop = threading.Event()
-
-    def load() -> None:
-        boards = puzzles("17_clue")
-        i = 0
-        while not stop.is_set():
-            i += 1
-            try:
-                stub.CountSolutions(pb.CountRequest(board=boards[i % len(boards)]), timeout=15)
-                outcomes.append("OK")
-            except grpc.RpcError as exc:
-                outcomes.append(exc.code().name)
-
-    # Daemon threads, stopped in `finally`: a failed assertion must fail the
-    # test, not leave four threads calling a dead service and pytest hanging.
-    threads = [threading.Thread(target=load, daemon=True) for _ in range(4)]
-    for thread in threads:
-        thread.start()
+    status = lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=5).status  # noqa: E731
+    load = CallLoad(service.address)
     try:
-        time.sleep(1.0)
+        until(lambda: load.answered >= 8, "the load was under way", timeout=TIMEOUT)
         redis_server.kill()
-        time.sleep(1.5)
-        status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
-        assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+        until(lambda: status() == health_pb2.HealthCheckResponse.NOT_SERVING, "health said NOT_SERVING",
+              timeout=TIMEOUT, every=0.1)
         redis_server.start()
-        time.sleep(3.0)
+        until(lambda: status() == health_pb2.HealthCheckResponse.SERVING, "health said SERVING again",
+              timeout=TIMEOUT, every=0.1)
+        back = load.answered
+        until(lambda: load.answered > back + 8, "calls were answered again", timeout=TIMEOUT)
     finally:
-        stop.set()
-    for thread in threads:
-        thread.join(30)
-    assert not any(t.is_alive() for t in threads), "a request hung"
-    assert set(outcomes) <= {"OK", "UNAVAILABLE"}, set(outcomes)
-    assert "UNAVAILABLE" in outcomes
-    assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+        load.stop.set()
+    codes = load.finish()  # fails the test if a call hung
+    assert set(codes) <= {"OK", "UNAVAILABLE"} and "UNAVAILABLE" in codes, codes
+    assert not load.wrong, load.wrong[:3]
     after = stub.CountSolutions(pb.CountRequest(board=EASY), timeout=15)
     assert after.verdict == pb.CountReply.UNIQUE
     frames = list(stub.Solve(pb.SolveRequest(board=EASY), timeout=15))
