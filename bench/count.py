@@ -47,12 +47,7 @@ from client.requests import MANY_CHUNK  # noqa: E402
 from sudoku import engine  # noqa: E402
 from sudoku.v1 import sudoku_pb2 as pb  # noqa: E402
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc  # noqa: E402
-
-
-def relabelled(puzzle: str, rng: random.Random) -> str:
-    digits = list("123456789")
-    rng.shuffle(digits)
-    return "".join(digits[int(c) - 1] if c != "." else "." for c in puzzle)
+from tests.puzzles import relabelled  # noqa: E402
 
 
 def engine_rate(boards: list[str]) -> float:
@@ -190,7 +185,8 @@ def main() -> None:
               f" stack alone: engine µs / all processes' µs a board)")
     print(f"CountBatch, 2 workers:          {runs(rates)}, one puzzle a message")
     print(f"  per worker vs engine alone:   {batch / 2 / statistics.median(base):10.1%}")
-    print(f"hint round trip p50/p99:        {percentile(hints, .5) * 1000:.2f} / {percentile(hints, .99) * 1000:.2f} ms")
+    p50, p99 = percentile(hints, .5) * 1000, percentile(hints, .99) * 1000
+    print(f"hint round trip p50/p99:        {p50:.2f} / {p99:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import re
-import sys
-import subprocess
-import time
 import argparse
+import os
 import random
+import re
+import subprocess
+import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
