@@ -534,11 +534,24 @@ def test_a_thousand_open_streams_with_slow_readers_keep_memory_bounded(server_pr
         job_id = next(call).job_id
     before = rss_mb(proc.pid)
 
+    async def opened(stub) -> tuple:
+        """A Watch and its first frame; UNAVAILABLE is retried, as the client
+        library does (on a loaded machine a few of the 1,000 wait past the
+        bound for a Redis connection: sudoku/connections.py)."""
+        for attempt in range(5):
+            call = stub.Watch(pb.WatchRequest(job_id=job_id))
+            try:
+                return call, await call.read()
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == 4:
+                    raise
+                await asyncio.sleep(0.5)
+
     async def open_streams() -> float:
         options = [("grpc.use_local_subchannel_pool", 1)]
         channels = [grpc.aio.insecure_channel(address, options=options) for _ in range(10)]
-        calls = [pb_grpc.SudokuStub(channels[i % 10]).Watch(pb.WatchRequest(job_id=job_id)) for i in range(1000)]
-        firsts = await asyncio.gather(*(c.read() for c in calls))
+        calls, firsts = zip(*await asyncio.gather(*(opened(pb_grpc.SudokuStub(channels[i % 10]))
+                                                     for i in range(1000))))
         assert all(f.seq == 1 for f in firsts)
         await asyncio.sleep(3)  # nobody reads: frames pile up in flow-control windows, not in the service
         held = rss_mb(proc.pid)
@@ -555,7 +568,9 @@ def test_a_thousand_open_streams_with_slow_readers_keep_memory_bounded(server_pr
 def test_a_burst_of_watchers_is_answered_or_refused_never_cancelled(server_process):
     """1,500 Watch calls on one finished job at once, more than gRPC's core
     lets wait to be taken by default (1,000): each is served or refused
-    with a status that says why; none ends a bare CANCELLED (2-11% did)."""
+    with a status that says why; none ends a bare CANCELLED (2-11% did).
+    Refused is RESOURCE_EXHAUSTED, or on a loaded machine UNAVAILABLE for
+    a call that waited past the bound for a Redis connection (a retry)."""
     address, _ = server_process
     with grpc.insecure_channel(address) as channel:
         request = pb.SolveRequest(board=EASY, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
@@ -572,6 +587,8 @@ def test_a_burst_of_watchers_is_answered_or_refused_never_cancelled(server_proce
                     pb.WatchRequest(job_id=job_id, unpaced=True), timeout=TIMEOUT)]
                 return "OK" if frames[-1].outcome == pb.SOLVED else "WRONG"
             except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.UNAVAILABLE and "the job store is unavailable" in exc.details():
+                    return "UNAVAILABLE: the job store, retry"
                 return exc.code().name + ("" if exc.details() and exc.details() != "CANCELLED" else " (no message)")
 
         outcomes = collections.Counter(await asyncio.gather(*(watch(i) for i in range(1500))))
@@ -580,7 +597,7 @@ def test_a_burst_of_watchers_is_answered_or_refused_never_cancelled(server_proce
         return outcomes
 
     outcomes = asyncio.run(watch_all())
-    assert set(outcomes) <= {"OK", "RESOURCE_EXHAUSTED"}, outcomes
+    assert set(outcomes) <= {"OK", "RESOURCE_EXHAUSTED", "UNAVAILABLE: the job store, retry"}, outcomes
     assert outcomes["OK"] > 0
 
 
