@@ -104,7 +104,7 @@ static unsigned restricted_commons(const logic_board *b, const als_list *l, cons
 {
     unsigned result = 0;
     int x;
-    FOR_DIGITS(x, a->digits & c->digits) {
+    FOR_DIGITS(x, a->outs & c->outs) { /* see find_als_xz */
         if (!(b->where[x - 1] & c->cells & ~als_seen(l, a, x)))
             result |= 1u << (x - 1);
     }
@@ -149,6 +149,7 @@ typedef struct {
     uint16_t down[ALS_PAIRS_MAX], down_common[ALS_PAIRS_MAX];
     int partner[ALS_MAX];
     unsigned common[ALS_MAX];
+    uint64_t in_cell[81][ALS_MAX / 64]; /* per cell, the ALSs holding it (bit i for ALS i) */
 } als_work;
 
 /*
@@ -159,48 +160,79 @@ typedef struct {
 static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
 {
     const als_list *l = &w->list;
+    int words = (l->n + 63) / 64;
+    for (int c = 0; c < 81; c++)
+        memset(w->in_cell[c], 0, (size_t)words * sizeof w->in_cell[c][0]);
+    for (int i = 0; i < l->n; i++) {
+        int c;
+        FOR_CELLS(c, l->als[i].cells)
+            w->in_cell[c][i / 64] |= 1ull << (i % 64);
+    }
     w->pairs = 0;
     for (int i = 0; i < l->n; i++) {
         if (w->pairs >= 0)
             w->up_first[i] = (uint16_t)w->pairs;
         const als_t *a = &l->als[i];
         cells_t seen_a[9]; /* als_seen of A's digits, looked up once for all its pairs */
+        /* A restricted common x of A and C has C's x cells seeing every x
+         * of A: x is in A's outs (and in C's the same way, as z is), and C
+         * has a cell in `reach`. Most ALSs have none, and are passed over
+         * at the cost of one test. */
+        cells_t reach = 0, own = a->cells;
         int x;
-        FOR_DIGITS(x, a->digits)
+        FOR_DIGITS(x, a->digits) {
             seen_a[x - 1] = als_seen(l, a, x);
-        for (int j = i + 1; j < l->n; j++) {
-            const als_t *c = &l->als[j];
-            unsigned common = a->digits & c->digits, rcc = 0;
-            if ((a->cells & c->cells) || !common)
-                continue;
-            FOR_DIGITS(x, common) { /* restricted_commons(b, l, a, c) */
-                if (!(b->where[x - 1] & c->cells & ~seen_a[x - 1]))
-                    rcc |= 1u << (x - 1);
-            }
-            if (rcc && w->pairs >= 0) {
-                if (w->pairs == ALS_PAIRS_MAX) {
-                    w->pairs = -1;
-                } else {
-                    w->up[w->pairs] = (uint16_t)j;
-                    w->up_common[w->pairs++] = (uint16_t)rcc;
-                }
-            }
-            if (bits9(common) < 2)
-                continue;
-            FOR_DIGITS(x, rcc) {
-                int z;
-                FOR_DIGITS(z, common & a->outs & c->outs & ~(1u << (x - 1))) {
-                    if (!als_z_out(b, l, a, c, z, NULL))
-                        continue;
-                    step_start(s, LOGIC_ALS_XZ);
-                    als_z_out(b, l, a, c, z, s);
-                    als_mark(b, s, 0, a);
-                    als_mark(b, s, 1, c);
-                    s->digits = (uint16_t)((1u << (x - 1)) | (1u << (z - 1)));
-                    return 1;
-                }
-            }
+            if (a->outs >> (x - 1) & 1)
+                reach |= seen_a[x - 1] & b->where[x - 1];
         }
+        /* the later ALSs with a cell in `reach` and none in A, in order */
+        uint64_t later[ALS_MAX / 64];
+        int from = (i + 1) / 64, cell;
+        for (int k = from; k < words; k++)
+            later[k] = 0;
+        FOR_CELLS(cell, reach)
+            for (int k = from; k < words; k++)
+                later[k] |= w->in_cell[cell][k];
+        FOR_CELLS(cell, own)
+            for (int k = from; k < words; k++)
+                later[k] &= ~w->in_cell[cell][k];
+        if ((i + 1) % 64)
+            later[from] &= ~0ull << ((i + 1) % 64);
+        for (int k = from; k < words; k++)
+            for (uint64_t bits = later[k]; bits; bits &= bits - 1) {
+                int j = k * 64 + __builtin_ctzll(bits);
+                const als_t *c = &l->als[j];
+                unsigned common = a->outs & c->outs, rcc = 0;
+                if (!common)
+                    continue;
+                FOR_DIGITS(x, common) { /* restricted_commons(b, l, a, c) */
+                    if (!(b->where[x - 1] & c->cells & ~seen_a[x - 1]))
+                        rcc |= 1u << (x - 1);
+                }
+                if (rcc && w->pairs >= 0) {
+                    if (w->pairs == ALS_PAIRS_MAX) {
+                        w->pairs = -1;
+                    } else {
+                        w->up[w->pairs] = (uint16_t)j;
+                        w->up_common[w->pairs++] = (uint16_t)rcc;
+                    }
+                }
+                if (bits9(common) < 2)
+                    continue;
+                FOR_DIGITS(x, rcc) {
+                    int z;
+                    FOR_DIGITS(z, common & ~(1u << (x - 1))) {
+                        if (!als_z_out(b, l, a, c, z, NULL))
+                            continue;
+                        step_start(s, LOGIC_ALS_XZ);
+                        als_z_out(b, l, a, c, z, s);
+                        als_mark(b, s, 0, a);
+                        als_mark(b, s, 1, c);
+                        s->digits = (uint16_t)((1u << (x - 1)) | (1u << (z - 1)));
+                        return 1;
+                    }
+                }
+            }
     }
     if (w->pairs >= 0)
         w->up_first[l->n] = (uint16_t)w->pairs;
