@@ -129,6 +129,22 @@ static int als_z_out(const logic_board *b, const als_list *l, const als_t *a, co
     return popcount(out);
 }
 
+/* The first z of `zs` that cells seeing every z of A and B hold, its
+ * eliminations put in a new step of `t`; 0 when no z removes anything. */
+static int als_z_step(const logic_board *b, const als_list *l, const als_t *a, const als_t *c, unsigned zs,
+                      logic_technique t, logic_step *s)
+{
+    int z;
+    FOR_DIGITS(z, zs) {
+        if (als_z_out(b, l, a, c, z, NULL)) {
+            step_start(s, t);
+            als_z_out(b, l, a, c, z, s);
+            return z;
+        }
+    }
+    return 0;
+}
+
 /* Pairs of ALSs with a restricted common that als_work keeps; a board
  * with more has its ALS-XY-wing partners found ALS by ALS instead. */
 #define ALS_PAIRS_MAX 4096
@@ -220,17 +236,13 @@ static int find_als_xz(const logic_board *b, als_work *w, logic_step *s)
                 if (bits9(common) < 2)
                     continue;
                 FOR_DIGITS(x, rcc) {
-                    int z;
-                    FOR_DIGITS(z, common & ~(1u << (x - 1))) {
-                        if (!als_z_out(b, l, a, c, z, NULL))
-                            continue;
-                        step_start(s, LOGIC_ALS_XZ);
-                        als_z_out(b, l, a, c, z, s);
-                        als_mark(b, s, 0, a);
-                        als_mark(b, s, 1, c);
-                        s->digits = (uint16_t)((1u << (x - 1)) | (1u << (z - 1)));
-                        return 1;
-                    }
+                    int z = als_z_step(b, l, a, c, common & ~(1u << (x - 1)), LOGIC_ALS_XZ, s);
+                    if (!z)
+                        continue;
+                    als_mark(b, s, 0, a);
+                    als_mark(b, s, 1, c);
+                    s->digits = (uint16_t)((1u << (x - 1)) | (1u << (z - 1)));
+                    return 1;
                 }
             }
     }
@@ -312,18 +324,14 @@ static int find_als_xy_wing(const logic_board *b, als_work *w, logic_step *s)
                 FOR_DIGITS(x, w->common[i]) {
                     FOR_DIGITS(y, w->common[j] & ~(1u << (x - 1))) {
                         unsigned zs = a->outs & bb->outs & ~((1u << (x - 1)) | (1u << (y - 1)));
-                        int z;
-                        FOR_DIGITS(z, zs) {
-                            if (!als_z_out(b, l, a, bb, z, NULL))
-                                continue;
-                            step_start(s, LOGIC_ALS_XY_WING);
-                            als_z_out(b, l, a, bb, z, s);
-                            als_mark(b, s, 0, a);
-                            als_mark(b, s, 1, bb);
-                            als_mark(b, s, 2, c);
-                            s->digits = (uint16_t)((1u << (x - 1)) | (1u << (y - 1)) | (1u << (z - 1)));
-                            return 1;
-                        }
+                        int z = als_z_step(b, l, a, bb, zs, LOGIC_ALS_XY_WING, s);
+                        if (!z)
+                            continue;
+                        als_mark(b, s, 0, a);
+                        als_mark(b, s, 1, bb);
+                        als_mark(b, s, 2, c);
+                        s->digits = (uint16_t)((1u << (x - 1)) | (1u << (y - 1)) | (1u << (z - 1)));
+                        return 1;
                     }
                 }
             }
@@ -383,12 +391,8 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
             const als_t *last = &l->als[st.als];
             if (st.depth >= 3) {
                 unsigned zs = first->outs & last->outs & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
-                int z;
-                FOR_DIGITS(z, zs) {
-                    if (!als_z_out(b, l, first, last, z, NULL))
-                        continue;
-                    step_start(s, LOGIC_ALS_XY_CHAIN);
-                    als_z_out(b, l, first, last, z, s);
+                int z = als_z_step(b, l, first, last, zs, LOGIC_ALS_XY_CHAIN, s);
+                if (z) {
                     int chain[ALS_CHAIN_MAX], n = 0;
                     for (int k = at; k >= 0; k = cw->q[k].from) {
                         chain[n++] = cw->q[k].als;
