@@ -28,7 +28,8 @@ from rq.suspension import suspend
 
 from launcher.embedded_redis import EmbeddedRedis
 from tests.rqstate import look
-from worker.run.lifecycle import LeanWorker
+from tests.stack import until
+from worker.run.lifecycle import LeanWorker, PromptTeardown
 
 pytestmark = pytest.mark.rq
 
@@ -106,8 +107,9 @@ class UntilEmpty:
         super().check_for_suspension(True)
 
 
-class UntilEmptySimpleWorker(UntilEmpty, SimpleWorker):
-    pass
+class UntilEmptySimpleWorker(UntilEmpty, PromptTeardown, SimpleWorker):
+    """RQ's own worker, but for its teardown's wait (which writes nothing):
+    a teardown of a minute made the keys' TTLs differ by a minute."""
 
 
 class UntilEmptyLeanWorker(UntilEmpty, LeanWorker):
@@ -297,3 +299,18 @@ def test_lost_scripts_and_connections_are_recovered_on_the_next_call(fresh_redis
         job = Job.fetch(job_id, connection=redis, serializer=JSONSerializer)
         assert job.get_status() == JobStatus.FINISHED, job_id
         assert job.latest_result().type == Result.Type.SUCCESSFUL
+
+
+def test_a_worker_ends_at_once_whatever_its_pubsub_thread_was_doing(redis):
+    """The teardown's race: the pub/sub thread read the unsubscribe's reply
+    and waits for a subscription again before its stop is asked for (RQ's
+    own worker, under redis-py 8.2, then waited a minute for it)."""
+    worker = LeanWorker([QUEUE], connection=redis, serializer=JSONSerializer)
+    worker.subscribe()
+    worker.pubsub.unsubscribe()
+    until(lambda: not worker.pubsub.subscribed, "the thread read the unsubscribe's reply")
+    ended = threading.Event()
+    threading.Thread(target=lambda: (worker.unsubscribe(), ended.set()), daemon=True).start()
+    # A bound many times what it takes (under PUBSUB_WAKE_S), well under the minute of the race.
+    assert ended.wait(10 * PromptTeardown.PUBSUB_WAKE_S), "the teardown waited on the pub/sub thread"
+    assert not worker.pubsub_thread.is_alive()

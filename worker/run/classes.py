@@ -40,7 +40,7 @@ from sudoku.connections import WORKER_TIMEOUT_S
 from worker.counting import BoardsGone
 from worker.run import metrics
 from worker.run.attempt import Superseded
-from worker.run.lifecycle import LeanWorker
+from worker.run.lifecycle import LeanWorker, PromptTeardown
 
 log = logging.getLogger("sudoku.worker")
 
@@ -186,7 +186,7 @@ class SudokuWorker(Liveness, LeanWorker):
         super()._finalize_failure(job, queue, execution, exc_info)
 
 
-class ForkingSudokuWorker(Liveness, Worker):
+class ForkingSudokuWorker(Liveness, PromptTeardown, Worker):
     """RQ's default forking worker, with the same short heartbeat.
 
     Each job runs in a forked child, so a crash in a job cannot take the

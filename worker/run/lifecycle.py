@@ -66,6 +66,40 @@ def restore(job: Job, stored: dict[bytes, bytes]) -> None:
         setattr(job, name.decode(), datetime.fromisoformat(value.decode()))
 
 
+class PromptTeardown:
+    """RQ's worker, whose teardown does not wait up to a minute for its
+    pub/sub thread (the thread that hears `rq` commands such as kill-horse).
+
+    RQ unsubscribes, then stops that thread. The thread may read the
+    unsubscribe's reply and go back to waiting for a subscription (up to
+    RQ's sleep_time, a minute) before the stop is asked for; since redis-py
+    8.2, stop() waits for the thread, so now and then a worker took a minute
+    to end (sudoku-server killed it after 3 s, with a warning). Here the
+    thread is asked to stop first, so it ends as it reads the reply, and
+    it waits PUBSUB_WAKE_S at most at a time, so no wait of it is longer.
+    """
+
+    PUBSUB_WAKE_S = 1.0
+
+    def subscribe(self):
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=self.PUBSUB_WAKE_S, daemon=True, exception_handler=self._pubsub_exception_handler)
+
+    def unsubscribe(self):
+        thread = getattr(self, "pubsub_thread", None)
+        if thread is None:
+            return
+        try:
+            thread.stop(timeout=0)  # redis-py 8.2 and later: ask, and wait no time
+        except TypeError:
+            thread.stop()  # earlier: only asks
+        if thread.is_alive():
+            self.pubsub.unsubscribe()
+        thread.join(timeout=2 * self.PUBSUB_WAKE_S)
+
+
 class UnreadQueue(Queue):
     """A queue whose dequeue hands over the job unread: LeanWorker reads it
     in the same round trip that marks it started."""
@@ -89,7 +123,7 @@ class UnreadQueue(Queue):
         return job, queue
 
 
-class LeanWorker(SimpleWorker):
+class LeanWorker(PromptTeardown, SimpleWorker):
     """SimpleWorker writing RQ's state for a job in fewer round trips.
 
     Give it queue names (or UnreadQueue objects): its dequeue must not read
