@@ -93,18 +93,21 @@ def request(request_id: str) -> str:
 
 
 def calls(job_id: str) -> str:
-    """List of the calls added to a coalesced job after it was queued (its
-    first calls are in its hash: CALLS_FIELD). It lives until the job ends,
-    so a retried attempt answers the same calls."""
+    """Stream of the calls added to a coalesced job after it was queued, an
+    entry per round trip of the service's (its first calls are in its hash:
+    CALLS_FIELD). It lives until the job ends, so a retried attempt answers
+    the same calls."""
     return f"{PREFIX}:calls:{job_id}"
 
 
 # The fields of a coalesced job's hash beside RQ's own: its first calls,
-# newline-separated, how many they are, and how many were added since
-# (keys.calls); the worker reads them with the hash as the job starts.
+# newline-separated, how many they are, how many were added since
+# (keys.calls), and whether it has closed to more (worker/calls.py); the
+# worker reads them with the hash as the job starts.
 CALLS_FIELD = "sudoku_calls"
 CALLS_COUNT_FIELD = "sudoku_calls_n"
 ADDED_FIELD = "sudoku_calls_added"
+CLOSED_FIELD = "sudoku_calls_closed"
 
 
 def cancelled_calls(job_id: str) -> str:

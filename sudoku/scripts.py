@@ -226,11 +226,11 @@ return {1, waiting}
 
 # Coalescer.submit (service/jobs/calls.py): coalesced calls. Each call whose
 # cache key holds a reply is answered from it; the others go into the open
-# job (KEYS[1]) while it is still queued (its worker's START marks it
-# started in the step that reads its calls, so none is added after) and has
-# room, appended to its list (KEYS[2]), or else into a new job, queued as
-# ENQUEUE queues one (the bound checked first), which carries them in its
-# hash (keys.CALLS_FIELD).
+# job (KEYS[1]) while it is queued, or started and not closed yet (its
+# worker takes calls as they come until it closes the job: CLOSE_CALLS),
+# and has room, in one entry of its stream of added calls (KEYS[2]), or
+# else into a new job, queued as ENQUEUE queues one (the bound checked
+# first), which carries them in its hash (keys.CALLS_FIELD).
 # KEYS: open job's hash (or ""), open job's added calls (or ""), queue list,
 #       new job hash, RQ's set of queues, pending jobs, then a cache key (or
 #       "") per call
@@ -257,9 +257,10 @@ for i = 1, n do
 end
 if #rest == 0 then return {2, 0, hits} end
 if KEYS[1] ~= '' then
-  local open = redis.call('HMGET', KEYS[1], 'status', 'COUNT', 'ADDED')
-  if open[1] == 'queued' and tonumber(open[2]) + tonumber(open[3] or 0) + #rest <= tonumber(ARGV[1]) then
-    redis.call('RPUSH', KEYS[2], unpack(rest))
+  local open = redis.call('HMGET', KEYS[1], 'status', 'COUNT', 'ADDED', 'CLOSED')
+  if (open[1] == 'queued' or open[1] == 'started' and not open[4])
+     and tonumber(open[2]) + tonumber(open[3] or 0) + #rest <= tonumber(ARGV[1]) then
+    redis.call('XADD', KEYS[2], '*', 'c', table.concat(rest, '\\n'))
     redis.call('EXPIRE', KEYS[2], ARGV[3])
     redis.call('HINCRBY', KEYS[1], 'ADDED', #rest)
     return {3, 0, hits}
@@ -272,7 +273,8 @@ redis.call('RPUSH', KEYS[3], ARGV[5])
 redis.call('SADD', KEYS[5], KEYS[3])
 redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
 return {1, waiting, hits}
-""".replace("CALLS", keys.CALLS_FIELD).replace("COUNT", keys.CALLS_COUNT_FIELD).replace("ADDED", keys.ADDED_FIELD))
+""".replace("CALLS", keys.CALLS_FIELD).replace("COUNT", keys.CALLS_COUNT_FIELD).replace("ADDED", keys.ADDED_FIELD)
+  .replace("CLOSED", keys.CLOSED_FIELD))
 
 
 
@@ -394,6 +396,21 @@ CHECK = Script(FENCE + """
 return redis.call('EXISTS', KEYS[2])
 """)
 
+
+# worker/calls.py: closes a coalesced job to more calls (SUBMIT adds none
+# once it is marked), and returns the calls added since the worker's last
+# read (the entries of its added calls after ARGV[2]), which it must still
+# answer; when there are none, the job's added calls and cancelled set go.
+# Returns -1 when superseded (another attempt runs the job, or it ended).
+# KEYS: job, added calls, cancelled calls; ARGV: worker, the last entry read
+CLOSE_CALLS = Script(FENCE + """
+redis.call('HSET', KEYS[1], 'CLOSED', '1')
+local ms, seq = string.match(ARGV[2], '^(%d+)-(%d+)$')
+local new = redis.call('XRANGE', KEYS[2], ms .. '-' .. (tonumber(seq) + 1), '+')
+if #new > 0 then return new end
+redis.call('DEL', KEYS[2], KEYS[3])
+return {}
+""".replace("CLOSED", keys.CLOSED_FIELD))
 
 # ---- A finished stream's expiry, and where a cancel stopped ----
 # Called through redis-py (register_script, eval), like the fenced writes.

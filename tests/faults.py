@@ -4,7 +4,8 @@ carries no test hooks.
 
 The session's workers run FaultyWorker (SUDOKU_WORKER_CLASS takes a dotted
 path), which is the production SudokuWorker except for solves whose seed is
-one of those below. Worker processes can import this module because the
+one of those below, and coalesced jobs carrying KILL_AFTER_A_REPLY.
+Worker processes can import this module because the
 tests run from the repository's root, which `python -m worker.run.process`
 puts on sys.path.
 """
@@ -16,7 +17,6 @@ import signal
 
 import worker.calls
 import worker.solving
-from sudoku import keys
 from worker.run.attempt import Attempt
 from worker.run.classes import SudokuWorker
 from worker.stream import FrameSink
@@ -33,8 +33,8 @@ STALL_BEFORE_LAST_FRAMES = 0x57A1_0003  # as it writes the last frames
 STALL_BEFORE_RESULT = 0x57A1_0004  # as it records the job's result
 STALLS = (STALL_WHILE_MEASURING, STALL_MID_REPLAY, STALL_BEFORE_LAST_FRAMES, STALL_BEFORE_RESULT)
 # A coalesced job carrying a Hint of this board (the last of tests/data's
-# top1465 sample) kills its worker (SIGKILL) on its first attempt, right
-# after the job's first reply went out.
+# top1465 sample), among its first calls or those added while it ran, kills
+# its worker (SIGKILL) on its first attempt, right after its next reply went out.
 KILL_AFTER_A_REPLY = "....7...1..6.....5......4...9....5..6.81.5..........8731..9....76..2....2..31...9"
 
 
@@ -75,21 +75,34 @@ def _kill_after_a_reply() -> None:
     """From now on this process sends each reply of a coalesced job at once, and dies after the first."""
     flush = worker.calls._Replies.flush
 
-    def flush_and_die(self, *delete: str) -> None:
+    def flush_and_die(self, *delete: str, then=None):
         sent = bool(self.pending)
-        flush(self, *delete)
+        answer = flush(self, *delete, then=then)
         if sent:
             os.kill(os.getpid(), signal.SIGKILL)
+        return answer
 
     worker.calls.FLUSH_EVERY_S = 0
     worker.calls._Replies.flush = flush_and_die
 
 
+_answer_calls = worker.calls._Calls.run
+
+
+def _answer_calls_or_die(self, entries: list[bytes]) -> None:
+    """Calls of a coalesced job, the job's first or added while it ran: the
+    first attempt to meet KILL_AFTER_A_REPLY dies after its next reply."""
+    if any(KILL_AFTER_A_REPLY.encode() in entry for entry in entries) and self.redis.set(
+            f"test:killed:{self.job_id}", b"\n".join(entries), nx=True, ex=600):
+        _kill_after_a_reply()
+    _answer_calls(self, entries)
+
+
+worker.calls._Calls.run = _answer_calls_or_die
+
+
 class FaultyWorker(SudokuWorker):
     def run_job(self, job, queue, execution) -> bool:
-        carried = getattr(job, "started_fields", {}).get(keys.CALLS_FIELD.encode(), b"")
-        if KILL_AFTER_A_REPLY.encode() in carried and self.connection.set(f"test:killed:{job.id}", carried, nx=True, ex=600):
-            _kill_after_a_reply()
         seed = _seed(job)
         if seed == POISON_SEED:
             os.kill(os.getpid(), signal.SIGKILL)

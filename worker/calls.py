@@ -1,22 +1,30 @@
 """A coalesced job: the unary calls it carries, each answered on its own.
 
-The service puts calls of one kind and lane into one job while the job
-waits (service/jobs/calls.py): its first calls in its hash, those added later in
-a list (keys.calls). The job takes them as it starts, in the step that
-marks it started, which closes it to more, and answers each in turn: its reply
-message's bytes, or its error, or "harder" (an answer the cheap lane's
-bounds, sudoku/lanes.py, did not reach: the service sends the call on to
-the heavy lane), with the worker time it took (the service's measure of
-its lane's load), as an entry on its caller's inbox stream (keys.inbox). Replies go out as they
-are ready, a few milliseconds' worth at a time in one round trip, so the
-first call of a job does not wait for the last.
+The service puts calls of one kind and lane into one job (service/jobs/calls.py):
+its first calls in its hash, those added later in a stream (keys.calls).
+The job answers each in turn: its reply message's bytes, or its error, or
+"harder" (an answer the cheap lane's bounds, sudoku/lanes.py, did not
+reach: the service sends the call on to the heavy lane), with the worker
+time it took (the service's measure of its lane's load), as an entry on
+its caller's inbox stream (keys.inbox). Replies go out as they are ready, a
+few milliseconds' worth at a time in one round trip, so the first call of a
+job does not wait for the last.
+
+A job of the cheap lane takes calls while it runs: the service adds them to
+its stream as they come, and the job reads them with its replies' round
+trip, waiting up to LINGER_MS for more once it has answered all, until it has
+taken as many as a job carries (the service's MAX_CALLS) or run
+TAKES_CALLS_S. Then it closes itself to more
+(CLOSE_CALLS, which hands over what came meanwhile) and ends. At a steady
+flow of calls one job answers many, and pays a job's own round trips (the
+dequeue, its start and its end) once for all of them.
 
 Each call keeps its own deadline (one that has passed before its turn is
 not run: its caller has been told DEADLINE_EXCEEDED) and cancel (a call
 whose caller left is in the job's cancelled set, looked at between calls).
 A job retried after its worker died takes the same calls again (its hash
-and list live until it ends) and answers them again; the service keeps the
-first answer of each call.
+and stream live until it ends) and answers them again; the service keeps
+the first answer of each call.
 """
 
 from __future__ import annotations
@@ -29,9 +37,11 @@ from dataclasses import replace
 from typing import Any
 
 from redis import Redis
+from redis.client import Pipeline
+from redis.commands.core import Script as RedisScript
 from rq.job import Job
 
-from sudoku import keys, tracing
+from sudoku import keys, scripts, tracing
 from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
 from sudoku.replies import count_reply
 from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
@@ -40,12 +50,19 @@ from worker import counting, logic, stepping
 from worker.grades import grade_board
 from worker.hints import NeedsHarder, explain, hint
 from worker.run import metrics
+from worker.run.attempt import Superseded
 
 log = logging.getLogger("sudoku.worker")
 CALLS, ADDED = keys.CALLS_FIELD.encode(), keys.ADDED_FIELD.encode()
 
 # Replies are sent at least this often while a job runs.
 FLUSH_EVERY_S = 0.005
+# A job of the cheap lane takes the calls added while it runs (the service
+# adds them as they come: service/jobs/calls.py) until it has run this long,
+# or none came for LINGER_MS after its last answer: at a steady flow of calls
+# one job answers many, without a job's own round trips for each few.
+TAKES_CALLS_S = 1.0
+LINGER_MS = 5
 # A job's cancelled set is looked at this often at most.
 CANCELS_EVERY_S = 0.05
 # How long an inbox outlives its last reply when its service instance reads
@@ -139,9 +156,11 @@ class _Replies:
         if time.monotonic() - self.sent_at >= FLUSH_EVERY_S:
             self.flush()
 
-    def flush(self, *delete: str) -> None:
-        """Sends the replies so far, and deletes `delete` in the same round trip."""
-        if self.pending or delete:
+    def flush(self, *delete: str, then: Callable[[Pipeline], None] | None = None) -> Any:
+        """Sends the replies so far, deletes `delete` and queues `then`'s
+        command, in one round trip; returns that command's answer."""
+        answer = None
+        if self.pending or delete or then:
             with self.redis.pipeline(transaction=False) as pipe:
                 for fields, cache_key, reply in self.pending:
                     pipe.xadd(self.inbox, fields)
@@ -151,55 +170,119 @@ class _Replies:
                     pipe.expire(self.inbox, INBOX_TTL_S)
                 if delete:
                     pipe.delete(*delete)
-                pipe.execute()
+                if then:
+                    then(pipe)
+                answer = pipe.execute()[-1]
             self.pending.clear()
         self.sent_at = time.monotonic()
+        return answer
 
 
-def calls_of(redis: Redis, job_id: str, fields: dict[bytes, bytes] | None = None) -> list[bytes]:
+def _added(entries) -> tuple[list[bytes], bytes | None]:
+    """The calls in entries of a job's added calls (as XRANGE or XREAD gives
+    them), and the last entry's id (None for no entry)."""
+    calls: list[bytes] = []
+    for _, fields in entries:
+        if isinstance(fields, list):  # from a script: [field, value, ...]
+            fields = dict(zip(fields[::2], fields[1::2]))
+        calls += fields[b"c"].split(b"\n")
+    return calls, entries[-1][0] if entries else None
+
+
+def calls_of(redis: Redis, job_id: str, fields: dict[bytes, bytes] | None = None) -> tuple[list[bytes], bytes]:
     """The calls of a coalesced job: those in its hash (`fields`, as its
-    worker read them at its start, else read now), then those added after."""
+    worker read them at its start, else read now), then those added after;
+    and the id of the last added entry read ("0-0" for none)."""
     if fields is None:
         found = redis.hmget(Job.key_for(job_id), keys.CALLS_FIELD, keys.ADDED_FIELD)
         fields = {CALLS: found[0], ADDED: found[1]}
     first = fields.get(CALLS)
     entries = first.split(b"\n") if first else []
+    last = b"0-0"
     if int(fields.get(ADDED) or 0):
-        entries += redis.lrange(keys.calls(job_id), 0, -1)
-    return entries
+        added, newest = _added(redis.xrange(keys.calls(job_id)))
+        entries += added
+        last = newest or last
+    return entries, last
+
+
+class _Calls:
+    """The calls of one running job, answered in turn as they come."""
+
+    def __init__(self, redis: Redis, job_id: str, kind: str, cheap: bool, replies: _Replies, waited_s: float):
+        self.redis = redis
+        self.job_id = job_id
+        self.kind = kind
+        self.cheap = cheap
+        self.answer = KINDS[kind]
+        self.replies = replies
+        self.cancelled: set[bytes] = set()
+        # A cheap job that started at once looks only after CANCELS_EVERY_S of
+        # work: its callers had no time to leave, and a look is a round trip of
+        # the few milliseconds its calls take. A heavy call, or one that waited,
+        # is looked at first.
+        self.looked_at = time.monotonic() if cheap and waited_s < CANCELS_EVERY_S else float("-inf")
+        self.started_ns = time.time_ns()
+
+    def run(self, entries: list[bytes]) -> None:
+        for raw in entries:
+            call = json.loads(raw)
+            if call["t"] and time.time() * 1000 > call["t"]:
+                continue  # its caller was told DEADLINE_EXCEEDED
+            if time.monotonic() - self.looked_at >= CANCELS_EVERY_S:
+                self.cancelled, self.looked_at = self.redis.smembers(keys.cancelled_calls(self.job_id)), time.monotonic()
+            if call["i"].encode() in self.cancelled:
+                continue
+            trace = call.get("p") if tracing.enabled() else None
+            if trace:
+                # A call added while the job ran waited until now, the others until the job started.
+                waited = self.started_ns if call["q"] <= self.started_ns else time.time_ns()
+                tracing.record("queue wait", trace, call["q"], waited, job=self.job_id)
+                began = time.time_ns()
+            self.replies.add(*_answer(self.answer, self.kind, call, self.cheap))
+            if trace:
+                tracing.record(self.kind, trace, began, time.time_ns(), job=self.job_id, cheap=self.cheap)
 
 
 def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl_s: int,
-        fields: dict[bytes, bytes] | None = None, waited_s: float = 0.0) -> None:
+        fields: dict[bytes, bytes] | None = None, waited_s: float = 0.0, max_calls: int = 1,
+        worker_name: str = "", linger_ms: int = LINGER_MS, takes_calls_s: float = TAKES_CALLS_S) -> None:
     """Answers every call of coalesced job `job_id` (`fields`: its hash, as
     it was when it started, when the worker kept it), which waited
-    `waited_s` in its queue."""
-    entries = calls_of(redis, job_id, fields)
-    answer = KINDS[kind]
+    `waited_s` in its queue; a job of the cheap lane goes on taking the calls
+    added while it runs, up to `max_calls` in all, waiting `linger_ms` at
+    most for more, for `takes_calls_s`; then it closes itself to more
+    (Superseded if another attempt runs it now)."""
+    entries, last = calls_of(redis, job_id, fields)
     replies = _Replies(redis, inbox, cache_ttl_s)
-    cancelled: set[bytes] = set()
-    # A cheap job that started at once looks only after CANCELS_EVERY_S of
-    # work: its callers had no time to leave, and a look is a round trip of
-    # the few milliseconds its calls take. A heavy call, or one that waited,
-    # is looked at first.
-    looked_at = time.monotonic() if cheap and waited_s < CANCELS_EVERY_S else float("-inf")
-    started_ns = time.time_ns()
-    for raw in entries:
-        call = json.loads(raw)
-        if call["t"] and time.time() * 1000 > call["t"]:
-            continue  # its caller was told DEADLINE_EXCEEDED
-        if time.monotonic() - looked_at >= CANCELS_EVERY_S:
-            cancelled, looked_at = redis.smembers(keys.cancelled_calls(job_id)), time.monotonic()
-        if call["i"].encode() in cancelled:
-            continue
-        trace = call.get("p") if tracing.enabled() else None
-        if trace:
-            tracing.record("queue wait", trace, call["q"], started_ns, job=job_id)
-            began = time.time_ns()
-        replies.add(*_answer(answer, kind, call, cheap))
-        if trace:
-            tracing.record(kind, trace, began, time.time_ns(), job=job_id, cheap=cheap)
-    replies.flush(keys.calls(job_id), keys.cancelled_calls(job_id))
+    calls = _Calls(redis, job_id, kind, cheap, replies, waited_s)
+    added_key = keys.calls(job_id)
+    taken, until = len(entries), time.monotonic() + takes_calls_s
+    while True:
+        calls.run(entries)
+        left_ms = int((until - time.monotonic()) * 1000)
+        if not (cheap and taken < max_calls and left_ms > 0):
+            break
+        block = min(linger_ms, left_ms)
+        found = replies.flush(then=lambda pipe: pipe.xread({added_key: last}, block=block))
+        if not found:
+            break
+        entries, last = _added(found[0][1])
+        taken += len(entries)
+    came = replies.flush(then=lambda pipe: _close(pipe, job_id, added_key, worker_name, last))
+    if came == -1:
+        raise Superseded()
+    if came:
+        calls.run(_added(came)[0])
+        replies.flush(added_key, keys.cancelled_calls(job_id))
+
+
+# Queued in a pipeline, which loads it first when Redis lacks it.
+_CLOSE = RedisScript(None, scripts.CLOSE_CALLS.source.encode())
+
+
+def _close(pipe: Pipeline, job_id: str, added_key: str, worker_name: str, last: bytes) -> None:
+    _CLOSE(keys=[Job.key_for(job_id), added_key, keys.cancelled_calls(job_id)], args=[worker_name, last], client=pipe)
 
 
 def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes]:
@@ -232,7 +315,7 @@ def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
         return
     args = job.args[0]
     message = f"the job failed on every worker that tried it: {getattr(exc_type, '__name__', 'error')}: {exc_value}"
-    entries = calls_of(connection, job.id)
+    entries, _ = calls_of(connection, job.id)
     with connection.pipeline(transaction=False) as pipe:
         for raw in entries:
             pipe.xadd(args["inbox"], {"c": json.loads(raw)["i"], "e": "ABORTED", "m": message})

@@ -70,7 +70,8 @@ def calls(args: dict[str, Any]) -> None:
     """RQ job: the unary calls of a coalesced job (worker/calls.py), each answered to its caller's inbox."""
     job = _current()
     coalesced.run(job.connection, job.id, args["kind"], args["cheap"], args["inbox"], args["cache_ttl_s"],
-                  getattr(job, "started_fields", None), _waited_s(job))
+                  getattr(job, "started_fields", None), _waited_s(job), args.get("max_calls", 1),
+                  job.worker_name or "", **{k: args[k] for k in ("linger_ms", "takes_calls_s") if k in args})
 
 
 def on_calls_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:

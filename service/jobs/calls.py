@@ -4,23 +4,27 @@ A call of one of these kinds is first a cheap one (sudoku/lanes.py): calls
 of its kind that arrive while a job of theirs waits in the queue, or while
 one is being submitted, ride in that job (dynamic batching: no call waits
 for a batch to fill; at low load each job holds one call, under load many,
-up to MAX_CALLS). In the cheap lane, calls that come while this
-instance's jobs of their kind are in flight wait here for one of them to
-end, and go together into the next, as long as those jobs are as many as
-the calls' work needs: one, while they keep a worker less than BUSY of
-the time (the workers' own measure of each call), one more for each BUSY
-beyond, up to the lane's workers. A job costs more than the cheap calls
-in it (measured: 16 Hints in flight took 1.0 ms of CPU a call with one
-job in flight, 1.9 with one for each of three workers, and went 1.7x
-faster; bench/pipeline.py), and a call waits at most about one short
-job's time. One Lua script (sudoku/scripts.py SUBMIT) answers the
-calls the result cache holds, adds the rest to the open job, or queues a
-new job with them, in one round trip shared by every call that came during
-the last one. The worker answers each call on its own (worker/calls.py):
-its reply message's bytes come back on this instance's inbox
-(service/jobs/inbox.py) and go to the client as they are. A call whose answer
-the cheap bounds do not reach goes on in the heavy lane, in a job of its
-own, within its caller's share of that lane (service/jobs/shares.py).
+up to MAX_CALLS). A job of the cheap lane also takes calls while it runs
+(worker/calls.py): once it has answered the calls it has, the calls that
+came meanwhile go into it, and it goes on answering while they come, so at
+a steady flow of calls one job answers many and its own round trips (the
+dequeue, its start and its end) are paid once for all of them. While this
+instance's jobs of their kind are busy, calls wait here for one of them to
+answer its calls, and go in together, as long as those jobs are as many as
+the calls' work needs: one, while they keep a worker less than BUSY of the
+time (the workers' own measure of each call), one more for each BUSY
+beyond, up to the lane's workers. A job costs more than the cheap calls in
+it (measured: 16 Hints in flight took 1.0 ms of CPU a call with one job in
+flight, 1.9 with one for each of three workers, and went 1.7x faster;
+bench/pipeline.py), and a call waits at most about one batch of calls'
+time. One Lua script (sudoku/scripts.py SUBMIT) answers the calls the
+result cache holds, adds the rest to the open job, or queues a new job with
+them, in one round trip shared by every call that came during the last one.
+The worker answers each call on its own: its reply message's bytes come
+back on this instance's inbox (service/jobs/inbox.py) and go to the client
+as they are. A call whose answer the cheap bounds do not reach goes on in
+the heavy lane, in a job of its own, within its caller's share of that lane
+(service/jobs/shares.py).
 
 Each call keeps its own deadline (the job skips a call whose caller has
 given up) and cancel (a caller that leaves is struck off the job's list).
@@ -107,7 +111,8 @@ class Coalescer:
         self.enqueuer = enqueuer
         self.kind = kind
         self.queue = jobs.queues[lanes.QUEUES[lane]]
-        args = {"kind": kind, "cheap": lane == lanes.CHEAP, "inbox": inbox.key, "cache_ttl_s": cache_ttl_s}
+        args = {"kind": kind, "cheap": lane == lanes.CHEAP, "inbox": inbox.key, "cache_ttl_s": cache_ttl_s,
+                "max_calls": max_calls}
         self.template = enqueuer.template(
             self.queue, FUNC, args, timeout=timeout_s, result_ttl=ANSWERED_TTL_S,
             failure_ttl=jobs.settings.result_ttl_s, retry=jobs.retry, on_failure=jobs.calls_failure)
@@ -127,6 +132,14 @@ class Coalescer:
             return True
         needed = 1 + int(self.load.value / BUSY)
         return len(self.in_flight) < max(1, min(needed, self.jobs.workers.get(self.queue.name, 1)))
+
+    def _target(self) -> str | None | bool:
+        """Where the pending calls go now: the open job's id once it has
+        answered its calls (it takes more while it runs, worker/calls.py),
+        None for a new job, or False to wait for a job in flight to end."""
+        if self.open is not None and self.bounded and not self.in_flight.get(self.open):
+            return self.open
+        return None if self._room() else False
 
     async def place(self, entry: bytes, cache_key: str) -> str | bytes:
         """Puts one call into a job: the job's id, or the cached reply. A
@@ -159,15 +172,15 @@ class Coalescer:
             self.ended(placed.result())
 
     def _kick(self) -> None:
-        if self.sending is None and self.pending and self._room():
+        if self.sending is None and self.pending and self._target() is not False:
             self.sending = asyncio.create_task(self._send(), name=f"submit-{self.kind}")
 
     async def _send(self) -> None:
         try:
-            while self.pending and self._room():
+            while self.pending and (target := self._target()) is not False:
                 batch, self.pending = self.pending[: self.max_calls], self.pending[self.max_calls :]
                 try:
-                    await self._submit(batch)
+                    await self._submit(batch, target)
                 except asyncio.CancelledError:  # the service is stopping
                     for call in batch:
                         call.placed.cancel()
@@ -184,12 +197,12 @@ class Coalescer:
         finally:
             self.sending = None
 
-    async def _submit(self, batch: list[_Call]) -> None:
+    async def _submit(self, batch: list[_Call], open_job: str | None) -> None:
         if self.jobs.store_full:
             raise StoreFull(self.jobs.store_full)
         job_id = self.jobs.new_job_id()
         done = await self.enqueuer.submit(
-            self.template, self.jobs.settings.queue_bound, job_id, self.open,
+            self.template, self.jobs.settings.queue_bound, job_id, open_job,
             [c.entry for c in batch], [c.cache_key for c in batch], self.max_calls, self.timeout_s + 3600)
         self.jobs.waiting = done.waiting
         if done.refused:
