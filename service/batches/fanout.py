@@ -34,7 +34,7 @@ from redis.exceptions import RedisError
 
 from service.batches.callbudget import CallBudget
 from service.jobs import futures
-from service.jobs.inbox import Reply, wait_reply
+from service.jobs.inbox import Reply
 from service.jobs.queueing import ANSWERED_TTL_S
 from service.jobs.shares import Shares
 from service.jobs.waiting import JobFailed, ResultLost
@@ -182,7 +182,7 @@ class FanOut:
         cell = self.cells.spread()
         jobs, inbox, redis = cell.jobs, cell.inbox, cell.jobs.hub.redis
         job_id = jobs.new_job_id()
-        future = inbox.expect(reply_id)
+        inbox.expect(reply_id)
         used_ms = granted_ms
         boards_key = part.spec.get("count", {}).get("boards_key") if part.boards is not None else None
         boards_keys = self.budget.boards_keys(redis)
@@ -196,7 +196,7 @@ class FanOut:
                                timeout=granted_ms // 1000 + 60, result_ttl=ANSWERED_TTL_S,
                                failure_ttl=jobs.settings.result_ttl_s, retry=jobs.retry,
                                on_failure=jobs.part_failure)
-            reply = await wait_reply(redis, future, job_id)
+            reply = await inbox.reply(reply_id, job_id)
             if reply.code is not None and boards_key and not await redis.exists(boards_key):
                 # It failed for want of its boards: they went with a job
                 # store that restarted between their write and the job's.

@@ -28,8 +28,8 @@ the heavy lane, in a job of its own, within its caller's share of that lane
 
 Each call keeps its own deadline (the job skips a call whose caller has
 given up) and cancel (a caller that leaves is struck off the job's list).
-A call that hears nothing for IDLE_CHECK_S asks whether its job can still
-answer (service/jobs/waiting.py alive): a job lost with its Redis ends the call
+A call that hears nothing for IDLE_CHECK_S is asked after by the inbox's
+watchdog (service/jobs/inbox.py): a job lost with its Redis ends the call
 UNAVAILABLE, one past its timeout with no worker on it too, one that
 failed on every worker ABORTED (the failure callback says so on the inbox).
 """
@@ -46,7 +46,7 @@ from redis.exceptions import RedisError
 
 from service.jobs import futures
 from service.jobs.enqueue import Enqueuer
-from service.jobs.inbox import Inbox, Reply, wait_reply
+from service.jobs.inbox import Inbox, Reply
 from service.jobs.queueing import ANSWERED_TTL_S, Jobs, QueueFull, StoreFull
 from service.jobs.shares import Shares
 from service.jobs.waiting import JobFailed
@@ -253,7 +253,7 @@ class UnaryCalls:
         call_id = uuid.uuid4().hex
         trace = tracing.carrier()
         entry = call_entry(call_id, spec, deadline, cache_key, trace)
-        future = self.inbox.expect(call_id)
+        self.inbox.expect(call_id)
         job_id = None
         try:
             coalescer = self.lanes[kind, lane]
@@ -266,7 +266,7 @@ class UnaryCalls:
                 return Reply(data=placed, cached=True)
             job_id = placed
             started = time.time_ns()
-            reply = await wait_reply(self.jobs.hub.redis, future, job_id)
+            reply = await self.inbox.reply(call_id, job_id)
             if trace:
                 tracing.record("reply wait", trace, started, time.time_ns(), job=job_id)
             coalescer.ended(job_id, reply.work_us)

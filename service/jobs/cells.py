@@ -70,7 +70,7 @@ class Cell:
         self.stops = Stops(self.hub, settings.stream_ttl_s)
         self.enqueuer = Enqueuer(self.redis, slots=REDIS_CONNECTIONS)
         self.jobs = Jobs(settings, self.sync_redis, self.hub, self.enqueuer, cell=self.index)
-        self.inbox = Inbox(url, self.instance)
+        self.inbox = Inbox(url, self.instance, self.hub.redis)
         self.unary = UnaryCalls(self.jobs, self.enqueuer, self.inbox, self.shares)
         self.watched = Watched(self.hub.redis, settings.stream_ttl_s)
         self.name = str(self.index)

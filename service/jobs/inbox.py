@@ -8,6 +8,14 @@ and trims what it has read every TRIM_EVERY_S (or TRIM_AFTER replies): a
 reply lives in Redis a fraction of a second after it is read. A reply whose call has
 ended (its client left, or a retried job answered it twice) is dropped.
 
+A call that hears nothing for IDLE_CHECK_S is asked after: one watchdog
+task looks at the calls waiting that long, every half of it, and asks
+whether their jobs can still answer (waiting.alive, once a job): a job lost
+with its Redis, or finished with the answer lost, ends its calls
+ResultLost (UNAVAILABLE: the caller has the request to send again), one
+that failed or is stuck with that error. (A timer for each call cost more
+than the rest of its wait.)
+
 When Redis stops answering, every waiting call fails at once (interrupt,
 from the health monitor), as every stream reader does: the call ends
 UNAVAILABLE rather than waiting out its deadline.
@@ -62,21 +70,26 @@ def _reply(fields: dict[bytes, bytes]) -> Reply:
 
 
 class Inbox:
-    def __init__(self, url: str, instance: str):
+    """`checks`: the client the watchdog asks Redis about jobs with."""
+
+    def __init__(self, url: str, instance: str, checks):
         self.key = keys.inbox(instance)
         self.redis = connections.service_blocking(url, BLOCK_MS / 1000)
+        self.checks = checks
         self.waiting: dict[str, asyncio.Future[Reply]] = {}
+        # Calls whose job is known: call id -> [job id, when last heard of]
+        self.jobs: dict[str, list] = {}
         self.last = "0-0"
         self.untrimmed = 0
         self.trimmed_at = 0.0
-        self.task: asyncio.Task | None = None
+        self.tasks: list[asyncio.Task] = []
 
     def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name="inbox")
+        self.tasks = [asyncio.create_task(self._run(), name="inbox"),
+                      asyncio.create_task(self._watch(), name="inbox-watchdog")]
 
     async def close(self) -> None:
-        if self.task is not None:
-            await futures.stop([self.task])
+        await futures.stop(self.tasks)
         await self.redis.aclose()
 
     def expect(self, call_id: str) -> asyncio.Future[Reply]:
@@ -84,8 +97,47 @@ class Inbox:
         future = self.waiting[call_id] = asyncio.get_running_loop().create_future()
         return future
 
+    async def reply(self, call_id: str, job_id: str) -> Reply:
+        """The reply of call `call_id` (expected), which job `job_id` answers;
+        while none comes, the watchdog asks after the job."""
+        future = self.waiting[call_id]
+        self.jobs[call_id] = [job_id, time.monotonic()]
+        return await future
+
     def forget(self, call_id: str) -> None:
         self.waiting.pop(call_id, None)
+        self.jobs.pop(call_id, None)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(waiting.IDLE_CHECK_S / 2)
+            quiet = time.monotonic() - waiting.IDLE_CHECK_S
+            by_job: dict[str, list[str]] = {}
+            for call_id, heard in self.jobs.items():
+                if heard[1] <= quiet:
+                    by_job.setdefault(heard[0], []).append(call_id)
+            for job_id, calls in by_job.items():
+                await self._ask_after(job_id, calls)
+
+    async def _ask_after(self, job_id: str, calls: list[str]) -> None:
+        """Whether job `job_id` can still answer `calls`; those it cannot end with why."""
+        try:
+            await waiting.alive(self.checks, job_id, answers_first=True)
+        except JobLost:
+            failure: Exception = ResultLost(job_id)
+        except (waiting.JobFailed, waiting.JobStuck, RedisError) as exc:
+            failure = exc
+        else:
+            now = time.monotonic()
+            for call_id in calls:
+                if call_id in self.jobs:
+                    self.jobs[call_id][1] = now
+            return
+        for call_id in calls:  # a reply that came meanwhile is its call's
+            future = self.waiting.get(call_id)
+            if future is not None and not future.done():
+                future.set_exception(failure)
+                future.add_done_callback(futures.seen)
 
     def interrupt(self, exc: Exception) -> None:
         """Fails every waiting call with `exc` (Redis stopped answering)."""
@@ -124,22 +176,3 @@ class Inbox:
         future = self.waiting.get(fields[b"c"].decode())
         if future is not None and not future.done():
             future.set_result(_reply(fields))
-
-
-async def wait_reply(redis, future: asyncio.Future, job_id: str) -> Reply:
-    """A job's answer to one call, from its future; while none comes, every
-    IDLE_CHECK_S, whether the job can still give one (waiting.alive): a job
-    lost with its Redis, or finished with the answer lost, ends the wait
-    ResultLost (UNAVAILABLE: the caller has the request to send again)."""
-    while True:
-        try:
-            async with asyncio.timeout(waiting.IDLE_CHECK_S):
-                return await asyncio.shield(future)
-        except TimeoutError:
-            pass
-        try:
-            await waiting.alive(redis, job_id, answers_first=True)
-        except JobLost:
-            if future.done():  # it came meanwhile
-                return future.result()
-            raise ResultLost(job_id) from None
