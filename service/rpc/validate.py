@@ -63,7 +63,7 @@ def entries(givens: str, text: str) -> str:
         kept = grid.check_entries(bytes(grid.to_values(givens)), bytes(grid.to_values(values)))
     except ValueError as exc:
         raise Invalid(str(exc)) from None
-    return "".join(str(v) if v else "." for v in kept)
+    return grid.to_string(kept)
 
 
 def enum(value: int, names: dict[int, str], field: str, enum_type) -> str:
