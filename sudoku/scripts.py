@@ -38,6 +38,7 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from sudoku import keys
+from sudoku.connections import Held
 
 
 class Script:
@@ -138,42 +139,36 @@ class ScriptPool:
 
     `redis`: the service's client; the connections are made with its pool's
     settings but are not in its pool (its per-command layers are what this
-    avoids), and it loads a lost script.
+    avoids: connections.Held), and it loads a lost script.
     """
 
     def __init__(self, redis: AsyncRedis, slots: int):
         self.redis = redis
         self._slots = asyncio.Semaphore(slots)
-        self._free: list = []  # idle connections, at most `slots`
+        self._free: list[Held] = []  # idle connections, at most `slots`
 
     async def __call__(self, script: Script, keys: list, args: list):
         async with self._slots:
-            connection = self._free.pop() if self._free else self.redis.connection_pool.make_connection()
+            held = self._free.pop() if self._free else Held(self.redis)
             try:
-                packed = script.pack(connection, keys, args)
+                packed = script.pack(held.connection, keys, args)
                 recovery = Recovery(after_timeout=False)
                 while True:
                     try:
-                        if not connection.is_connected:
-                            # A Sentinel group's connection asks for the primary in
-                            # connect() only: send_packed_command would connect to
-                            # its default address.
-                            await connection.connect()
-                        await connection.send_packed_command(packed)
-                        return await connection.read_response()
+                        return await held.call(packed)
                     except RedisError as error:
                         if recovery.after(error) == LOAD:
                             await self.redis.script_load(script.source)
                         else:
-                            await connection.disconnect()
+                            await held.connection.disconnect()
             finally:
                 # Back to the free list even when the caller was cancelled
                 # mid-call: the connection closed itself then (see Recovery).
-                self._free.append(connection)
+                self._free.append(held)
 
     async def close(self) -> None:
         while self._free:
-            await self._free.pop().disconnect()
+            await self._free.pop().close()
 
 
 # ---- The service (service/jobs/enqueue.py) ----

@@ -28,6 +28,7 @@ import logging
 import time
 from typing import NamedTuple
 
+import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -75,6 +76,7 @@ class Inbox:
     def __init__(self, url: str, instance: str, checks):
         self.key = keys.inbox(instance)
         self.redis = connections.service_blocking(url, BLOCK_MS / 1000)
+        self.held = connections.Held(self.redis)  # the reads and trims, on a connection of their own
         self.checks = checks
         self.waiting: dict[str, asyncio.Future[Reply]] = {}
         # Calls whose job is known: call id -> [job id, when last heard of]
@@ -90,6 +92,7 @@ class Inbox:
 
     async def close(self) -> None:
         await futures.stop(self.tasks)
+        await self.held.close()
         await self.redis.aclose()
 
     def expect(self, call_id: str) -> asyncio.Future[Reply]:
@@ -151,8 +154,9 @@ class Inbox:
         while True:
             connections.raise_lost_cancel()
             try:
-                reply = await self.redis.xread({self.key: self.last}, count=BATCH, block=BLOCK_MS)
-                for _, entries in reply or ():
+                reply = connections.stream_entries(await self.held.call(
+                    [hiredis.pack_command(("XREAD", "COUNT", BATCH, "BLOCK", BLOCK_MS, "STREAMS", self.key, self.last))]))
+                for _, entries in reply:
                     for entry_id, fields in entries:
                         self._deliver(fields)
                     self.last = entries[-1][0].decode()
@@ -160,7 +164,7 @@ class Inbox:
                 if self.untrimmed and (self.untrimmed >= TRIM_AFTER or not reply
                                        or time.monotonic() - self.trimmed_at >= TRIM_EVERY_S):
                     # Everything up to the last entry read goes; that one goes with the next trim.
-                    await self.redis.xtrim(self.key, minid=self.last, approximate=False)
+                    await self.held.call([hiredis.pack_command(("XTRIM", self.key, "MINID", self.last))])
                     self.untrimmed, self.trimmed_at = 0, time.monotonic()
                 failures = 0
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
