@@ -152,6 +152,18 @@ def test_a_running_job_takes_the_calls_added_while_it_runs_then_closes(workers_l
     until(lambda: "d" in answered(redis), "the call after the close was answered by a new job")
 
 
+def test_a_job_closes_after_redis_lost_its_scripts(workers_later):
+    """SCRIPT FLUSH (or a restart) before the job closes: its worker loads
+    CLOSE_CALLS again and the job ends as usual."""
+    redis, start = workers_later
+    job_id = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)])
+    redis.script_flush()
+    start()
+    until(lambda: not redis.exists(Job.key_for(job_id)), "the job closed and finished")
+    assert answered(redis) == {"a"}
+    assert redis.script_exists(scripts.CLOSE_CALLS.sha) == [True]
+
+
 def close(redis, job_id: str, worker: str, last: bytes):
     return redis.eval(scripts.CLOSE_CALLS.source, 3, Job.key_for(job_id), keys.calls(job_id),
                       keys.cancelled_calls(job_id), worker, last)

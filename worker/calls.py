@@ -36,12 +36,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import hiredis
 from redis import Redis
-from redis.client import Pipeline
-from redis.commands.core import Script as RedisScript
+from redis.exceptions import NoScriptError, ResponseError
 from rq.job import Job
 
-from sudoku import keys, scripts, tracing
+from sudoku import connections, keys, scripts, tracing
 from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
 from sudoku.replies import count_reply
 from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
@@ -156,26 +156,51 @@ class _Replies:
         if time.monotonic() - self.sent_at >= FLUSH_EVERY_S:
             self.flush()
 
-    def flush(self, *delete: str, then: Callable[[Pipeline], None] | None = None) -> Any:
-        """Sends the replies so far, deletes `delete` and queues `then`'s
-        command, in one round trip; returns that command's answer."""
-        answer = None
-        if self.pending or delete or then:
-            with self.redis.pipeline(transaction=False) as pipe:
-                for fields, cache_key, reply in self.pending:
-                    pipe.xadd(self.inbox, fields)
-                    if cache_key and self.cache_ttl_s:
-                        pipe.set(cache_key, reply, ex=self.cache_ttl_s)
-                if self.pending:
-                    pipe.expire(self.inbox, INBOX_TTL_S)
-                if delete:
-                    pipe.delete(*delete)
-                if then:
-                    then(pipe)
-                answer = pipe.execute()[-1]
-            self.pending.clear()
+    def flush(self, *delete: str, then: tuple | None = None) -> Any:
+        """Sends the replies so far, deletes `delete` and sends the command
+        `then`, in one round trip; returns then's reply as Redis gave it."""
+        commands: list[tuple] = []
+        for fields, cache_key, reply in self.pending:
+            commands.append(("XADD", self.inbox, "*", *(part for item in fields.items() for part in item)))
+            if cache_key and self.cache_ttl_s:
+                commands.append(("SET", cache_key, reply, "EX", self.cache_ttl_s))
+        if self.pending:
+            commands.append(("EXPIRE", self.inbox, INBOX_TTL_S))
+        if delete:
+            commands.append(("DEL", *delete))
+        if then:
+            commands.append(then)
+        answer = _round_trip(self.redis, commands)[-1] if commands else None
+        self.pending.clear()
         self.sent_at = time.monotonic()
+        if isinstance(answer, NoScriptError):  # Redis lost the script (a restart): load it, call again
+            self.redis.script_load(scripts.CLOSE_CALLS.source)
+            answer = _round_trip(self.redis, [then])[0]
+        if isinstance(answer, Exception):
+            raise answer
         return answer
+
+
+def _round_trip(redis: Redis, commands: list[tuple]) -> list:
+    """The replies to `commands`, sent as one write on a connection of
+    `redis`'s pool (an error reply in its place): redis-py's pipeline
+    costs more than the few commands a job's replies take."""
+    pool = redis.connection_pool
+    connection = pool.get_connection()
+    try:
+        connection.send_packed_command([b"".join(hiredis.pack_command(command) for command in commands)])
+        replies: list = []
+        for _ in commands:
+            try:
+                replies.append(connection.read_response())
+            except ResponseError as error:
+                replies.append(error)
+        return replies
+    except BaseException:
+        connection.disconnect()  # replies may be left unread on it
+        raise
+    finally:
+        pool.release(connection)
 
 
 def _added(entries) -> tuple[list[bytes], bytes | None]:
@@ -263,26 +288,19 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
         left_ms = int((until - time.monotonic()) * 1000)
         if not (cheap and taken < max_calls and left_ms > 0):
             break
-        block = min(linger_ms, left_ms)
-        found = replies.flush(then=lambda pipe: pipe.xread({added_key: last}, block=block))
+        found = connections.stream_entries(replies.flush(
+            then=("XREAD", "BLOCK", min(linger_ms, left_ms), "STREAMS", added_key, last)))
         if not found:
             break
         entries, last = _added(found[0][1])
         taken += len(entries)
-    came = replies.flush(then=lambda pipe: _close(pipe, job_id, added_key, worker_name, last))
+    came = replies.flush(then=("EVALSHA", scripts.CLOSE_CALLS.sha, 3, Job.key_for(job_id), added_key,
+                               keys.cancelled_calls(job_id), worker_name, last))
     if came == -1:
         raise Superseded()
     if came:
         calls.run(_added(came)[0])
         replies.flush(added_key, keys.cancelled_calls(job_id))
-
-
-# Queued in a pipeline, which loads it first when Redis lacks it.
-_CLOSE = RedisScript(None, scripts.CLOSE_CALLS.source.encode())
-
-
-def _close(pipe: Pipeline, job_id: str, added_key: str, worker_name: str, last: bytes) -> None:
-    _CLOSE(keys=[Job.key_for(job_id), added_key, keys.cancelled_calls(job_id)], args=[worker_name, last], client=pipe)
 
 
 def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes]:
