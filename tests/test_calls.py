@@ -21,6 +21,7 @@ from rq import Queue, Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+import worker.calls
 from service.jobs.calls import FUNC, call_entry
 from service.jobs.enqueue import Enqueuer
 from service.jobs.queueing import ANSWERED_TTL_S
@@ -162,6 +163,24 @@ def test_a_job_closes_after_redis_lost_its_scripts(workers_later):
     until(lambda: not redis.exists(Job.key_for(job_id)), "the job closed and finished")
     assert answered(redis) == {"a"}
     assert redis.script_exists(scripts.CLOSE_CALLS.sha) == [True]
+
+
+def test_the_waker_ends_a_wait_that_no_call_ended_and_no_other(redis):
+    """A job's wait for more calls ends when due, not at Redis's next tick:
+    the waker adds an entry without a call to that job's stream (which
+    expires if the job never closes); a wait disarmed in time gets none.
+    Alarms ring in the order they are due, so the later one's entry shows
+    that the earlier, disarmed one had its turn."""
+    quiet, waited = f"test-waker-{uuid.uuid4().hex}", f"test-waker-{uuid.uuid4().hex}"
+    disarmed = worker.calls._WAKER.arm(redis, quiet, 0.05)
+    worker.calls._WAKER.disarm(disarmed)
+    worker.calls._WAKER.arm(redis, waited, 0.1)
+    until(lambda: redis.exists(waited), "the wait was ended")
+    [(_, fields)] = redis.xrange(waited)
+    assert worker.calls._added([(b"0-1", fields)])[0] == []  # no call in it
+    assert 0 < redis.ttl(waited) <= worker.calls.ADDED_TTL_S
+    assert not redis.exists(quiet)
+    redis.delete(waited)
 
 
 def close(redis, job_id: str, worker: str, last: bytes):

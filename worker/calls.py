@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -38,7 +39,7 @@ from typing import Any
 
 import hiredis
 from redis import Redis
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, RedisError, ResponseError
 from rq.job import Job
 
 from sudoku import connections, keys, scripts, tracing
@@ -63,6 +64,9 @@ FLUSH_EVERY_S = 0.005
 # one job answers many, without a job's own round trips for each few.
 TAKES_CALLS_S = 1.0
 LINGER_MS = 5
+# How long a job's stream of added calls outlives the waker's entry, were
+# the job to end without closing (it is deleted as the job closes).
+ADDED_TTL_S = 7200
 # A job's cancelled set is looked at this often at most.
 CANCELS_EVERY_S = 0.05
 # How long an inbox outlives its last reply when its service instance reads
@@ -205,13 +209,74 @@ def _round_trip(redis: Redis, commands: list[tuple]) -> list:
 
 def _added(entries) -> tuple[list[bytes], bytes | None]:
     """The calls in entries of a job's added calls (as XRANGE or XREAD gives
-    them), and the last entry's id (None for no entry)."""
+    them; the waker's entries hold none), and the last entry's id (None for no entry)."""
     calls: list[bytes] = []
     for _, fields in entries:
         if isinstance(fields, list):  # from a script: [field, value, ...]
             fields = dict(zip(fields[::2], fields[1::2]))
-        calls += fields[b"c"].split(b"\n")
+        if b"c" in fields:
+            calls += fields[b"c"].split(b"\n")
     return calls, entries[-1][0] if entries else None
+
+
+class _Waker:
+    """Ends a job's wait for more calls on time.
+
+    Redis ends a blocking read's wait only at a tick of its own (every 100
+    ms, at its default hz of 10) when nothing else wakes it: the 5 ms a job
+    waits for more calls lasted a tenth of a second when none came, and a
+    flow of calls that ended left its worker idle that long, from every kind
+    of call at once. So a thread of the worker's process adds a wake entry
+    (no call) to the job's stream of added calls when the wait is due to
+    end, unless a call ended it first. Its writes go on a connection of the
+    pool other than the one blocked. A wake entry that comes late (the wait
+    ended meanwhile) only ends the job's next wait early.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._due: tuple[float, int, Redis, str] | None = None  # (when, alarm, client, stream)
+        self._alarms = 0
+        self._sleeps_until: float | None = None  # the deadline the thread waits for; None: for an alarm
+        self._thread: threading.Thread | None = None
+
+    def arm(self, redis: Redis, key: str, after_s: float) -> int:
+        """Wakes `key`'s reader in `after_s` unless disarmed first; returns the alarm to disarm."""
+        with self._changed:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="call-waker", daemon=True)
+                self._thread.start()
+            self._alarms += 1
+            self._due = (time.monotonic() + after_s, self._alarms, redis, key)
+            # A thread waiting for an earlier deadline sees this one when it
+            # wakes: at a steady flow of calls, arming costs no thread switch.
+            if self._sleeps_until is None or self._due[0] < self._sleeps_until:
+                self._changed.notify()
+            return self._alarms
+
+    def disarm(self, alarm: int) -> None:
+        with self._changed:
+            if self._due is not None and self._due[1] == alarm:
+                self._due = None
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                due = self._due
+                left = None if due is None else due[0] - time.monotonic()
+                if left is None or left > 0:
+                    self._sleeps_until = None if due is None else due[0]
+                    self._changed.wait(left)
+                    continue
+                self._due = None
+            _, _, redis, key = due
+            try:
+                _round_trip(redis, [("XADD", key, "*", "w", 1), ("EXPIRE", key, ADDED_TTL_S)])
+            except RedisError:
+                pass  # the wait ends at Redis's own tick instead
+
+
+_WAKER = _Waker()
 
 
 def calls_of(redis: Redis, job_id: str, fields: dict[bytes, bytes] | None = None) -> tuple[list[bytes], bytes]:
@@ -288,11 +353,18 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
         left_ms = int((until - time.monotonic()) * 1000)
         if not (cheap and taken < max_calls and left_ms > 0):
             break
-        found = connections.stream_entries(replies.flush(
-            then=("XREAD", "BLOCK", min(linger_ms, left_ms), "STREAMS", added_key, last)))
+        wait_ms = min(linger_ms, left_ms)
+        alarm = _WAKER.arm(redis, added_key, wait_ms / 1000)
+        try:
+            found = connections.stream_entries(replies.flush(
+                then=("XREAD", "BLOCK", wait_ms, "STREAMS", added_key, last)))
+        finally:
+            _WAKER.disarm(alarm)
         if not found:
             break
         entries, last = _added(found[0][1])
+        if not entries:  # only the waker's entry: no call came
+            break
         taken += len(entries)
     came = replies.flush(then=("EVALSHA", scripts.CLOSE_CALLS.sha, 3, Job.key_for(job_id), added_key,
                                keys.cancelled_calls(job_id), worker_name, last))
