@@ -93,15 +93,15 @@ def _entry_point(tree: Path) -> str:
 
 
 class Server:
-    """sudoku-server from `tree` (this repository or another checkout), in its own process."""
+    """sudoku-server from `tree` (this repository or another checkout), in its own process, with `args` added."""
 
-    def __init__(self, tree: Path):
+    def __init__(self, tree: Path, args: tuple[str, ...] = ()):
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env["PYTHONPATH"] = str(tree)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _entry_point(tree), "--listen", f"127.0.0.1:{self.port}", "--workers", "2",
-             "--metrics-port", "0", "--http-listen", ""],
+             "--metrics-port", "0", "--http-listen", "", *args],
             stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
         banner = self.proc.stdout.readline()
         if "listening" not in banner:
@@ -187,8 +187,10 @@ METHODS = {"hint": ("/sudoku.v1.Sudoku/Hint", False), "count": ("/sudoku.v1.Sudo
            "echo": ("/echo.Echo/Call", False)}
 
 
-async def drive(address: str, method: str, stream: bool, requests: list[bytes], in_flight: int) -> tuple[list, int]:
-    """Sends the requests, `in_flight` at a time; returns the latencies and
+async def drive(address: str, method: str, stream: bool, requests: list[bytes], in_flight: int,
+                pace: float = 0.0) -> tuple[list, int]:
+    """Sends the requests, `in_flight` at a time (with `pace`, a call starts
+    every 1/pace s at most: sporadic calls); returns the latencies and
     the messages received. Unary calls share one connection; unpaced
     solves go 8 to a connection, within one connection's frame budget
     (SUDOKU_MAX_FRAME_RATE_PER_CONNECTION: 100 messages/s each)."""
@@ -201,10 +203,14 @@ async def drive(address: str, method: str, stream: bool, requests: list[bytes], 
                  channel.unary_unary(method, request_serializer=bytes, response_deserializer=bytes)
                  for channel in channels]
         todo = list(reversed(requests))
+        next_at = time.perf_counter()
 
         async def client(call):
-            nonlocal messages
+            nonlocal messages, next_at
             while todo:
+                if pace:
+                    wait, next_at = next_at - time.perf_counter(), max(next_at, time.perf_counter()) + 1 / pace
+                    await asyncio.sleep(max(0.0, wait))
                 request = todo.pop()
                 started = time.perf_counter()
                 if stream:
@@ -222,14 +228,15 @@ async def drive(address: str, method: str, stream: bool, requests: list[bytes], 
     return latencies, messages
 
 
-def measure(target, method: str, stream: bool, requests: list[bytes], in_flight: int, redis: Redis | None) -> dict:
+def measure(target, method: str, stream: bool, requests: list[bytes], in_flight: int, redis: Redis | None,
+            pace: float = 0.0) -> dict:
     asyncio.run(drive(target.address, method, stream, requests[:50], in_flight))  # warm up
     requests = requests[50:]
     pids = target.pids()
     front = pids[:1]  # the service's own process (for the echo, the echo)
     cpu0, front0, redis0 = cpu_seconds(pids), cpu_seconds(front), redis_cpu(redis) if redis else (0.0, 0)
     started = time.perf_counter()
-    latencies, messages = asyncio.run(drive(target.address, method, stream, requests, in_flight))
+    latencies, messages = asyncio.run(drive(target.address, method, stream, requests, in_flight, pace))
     took = time.perf_counter() - started
     cpu1, front1, redis1 = cpu_seconds(pids), cpu_seconds(front), redis_cpu(redis) if redis else (0.0, 0)
     n = len(requests)

@@ -1,10 +1,11 @@
-"""A job's cost in Redis: RQ's public path against ours. Run by hand, prints figures.
+"""RQ's public path against ours: a job's cost, and a call's. Run by hand, prints figures.
 
-    python bench/rqpath.py [--jobs 3000] [--rounds 3]
+    python bench/rqpath.py [--jobs 3000] [--rounds 3]          # a job's cost
+    python bench/rqpath.py --calls 2000 [--rounds 3] [--pace 20]  # a Hint's cost
 
-The same jobs (a function that returns 600 bytes, what a Hint's reply
-weighs) go through each path on one embedded Redis, in turn, `--rounds`
-times (medians: this machine is shared):
+A job's cost: the same jobs (a function that returns 600 bytes, what a
+Hint's reply weighs) go through each path on one embedded Redis, in turn,
+`--rounds` times (medians: this machine is shared):
 
 - **rq**: RQ's public API as its docs give it: `Queue.enqueue_many` in a
   pipeline (a job per call of it, as a service that cannot wait to batch
@@ -15,16 +16,25 @@ times (medians: this machine is shared):
 
 For each: Redis CPU (INFO used_cpu) and commands (INFO commandstats, the
 commands inside a script counted too) a job, the enqueuing process's CPU
-and the worker's CPU a job, and jobs/s of one worker. A coalesced job
-carries one call at one call in flight and several at 16
-(`bench/pipeline.py` prints calls per job): the figures a call pays are
-these divided by that.
+and the worker's CPU a job, and jobs/s of one worker.
+
+A call's cost (`--calls`): Hints on fresh boards through sudoku-server as
+`make up` runs it, with its workers on LeanWorker (ours) and on RQ's own
+SimpleWorker lifecycle (bench/rqworker.py's PublicWorker: RQ's dequeue,
+execution and outcome, under the same heartbeats), in turn, at one call in
+flight, 16 in flight, and one client sending `--pace` calls a second
+(sporadic calls: each one's job ends before the next comes). CPU of every
+server-side process a call (bench/pipeline.py's measure), Redis's, and the
+latency. A job that takes calls while it runs (worker/calls.py) carries up
+to 64 calls at a steady flow, so a job's own cost is shared by that many;
+a sporadic call pays a whole job.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import resource
 import statistics
 import subprocess
@@ -40,7 +50,7 @@ from redis.asyncio import Redis as AsyncRedis  # noqa: E402
 from rq import Queue  # noqa: E402
 from rq.serializers import JSONSerializer  # noqa: E402
 
-from bench.pipeline import redis_cpu  # noqa: E402
+from bench.pipeline import METHODS, Server, measure, redis_cpu, requests_of  # noqa: E402
 from bench.stack import ROOT  # noqa: E402
 from launcher.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.jobs.enqueue import Enqueuer  # noqa: E402
@@ -117,11 +127,47 @@ def run(path: str, url: str, n: int) -> dict:
             "enqueuer_us": (cpu1 - cpu0) * 1e6 / n, "worker_us": worker_s * 1e6 / n, "jobs_per_s": n / took}
 
 
+def calls_view(calls: int, rounds: int, pace: float) -> None:
+    """A Hint's cost through the service with each worker lifecycle (see the module docstring)."""
+    loads = [("1 in flight", 1, 0.0), ("16 in flight", 16, 0.0), (f"{pace:g} calls/s", 1, pace)]
+    paths = {"ours": (), "rq": ("--worker-class", "bench.rqworker.PublicWorker")}
+    rng = random.Random(22)
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for _ in range(rounds):
+        for path, extra in paths.items():
+            server = Server(ROOT, extra)
+            try:
+                for load, in_flight, rate in loads:
+                    n = calls if not rate else max(100, calls // 10)  # sporadic calls take their time
+                    result = measure(server, METHODS["hint"][0], False, requests_of("hint", n + 50, rng), in_flight,
+                                     server.redis, rate)
+                    runs.setdefault((path, load), []).append(result)
+            finally:
+                server.close()
+    print(f"Hints a run: {calls} (sporadic: {max(100, calls // 10)}), medians of {rounds} rounds, in turn")
+    print(f"{'path':5} {'load':14} {'CPU ms/call':>11} {'service':>7} {'workers':>7} {'Redis us/call':>13} "
+          f"{'cmds/call':>9} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
+    medians = {}
+    for (path, load), results in runs.items():
+        m = medians[path, load] = {k: statistics.median(r[k] for r in results) for k in results[0]}
+        print(f"{path:5} {load:14} {m['cpu_ms']:11.3f} {m['service_ms']:7.3f} {m['workers_ms']:7.3f} "
+              f"{m['redis_us']:13.1f} {m['commands']:9.1f} {m['per_s']:8.0f} {m['p50']:7.2f} {m['p99']:7.2f}")
+    for load, _, _ in loads:
+        rq, ours = medians["rq", load], medians["ours", load]
+        print(f"rq / ours, {load}: CPU a call {rq['cpu_ms'] / ours['cpu_ms']:.2f}x, "
+              f"p50 {rq['p50'] / ours['p50']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=3000)
+    parser.add_argument("--calls", type=int, default=0, help="a call's cost instead: Hints a run")
+    parser.add_argument("--pace", type=float, default=20.0, help="sporadic calls a second (with --calls)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.calls:
+        calls_view(args.calls, args.rounds, args.pace)
+        return
     server = EmbeddedRedis().start()
     runs: dict[str, list[dict]] = {"rq": [], "ours": []}
     try:
