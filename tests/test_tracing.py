@@ -12,9 +12,7 @@ import json
 import os
 import re
 import secrets
-import threading
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import grpc
 import pytest
@@ -25,48 +23,10 @@ from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import WIKIPEDIA
 from tests.stack import free_port, reap, start_sudoku_server, until
 
-trace_service_pb2 = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2",
-                                        reason="OpenTelemetry is not installed: pip install -e '.[test]'")
+pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2",
+                    reason="OpenTelemetry is not installed: pip install -e '.[test]'")
+from tests.otlp import Receiver  # noqa: E402 - after the skip
 TIMEOUT = 30
-
-
-class Receiver:
-    """An OTLP/HTTP trace receiver on loopback: every span it was sent, as
-    (trace id, span name, service.name, process.pid)."""
-
-    def __init__(self):
-        self.spans: list[tuple[str, str, str, int]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server's name
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                request = trace_service_pb2.ExportTraceServiceRequest.FromString(body)
-                for resource_spans in request.resource_spans:
-                    attributes = {a.key: a.value for a in resource_spans.resource.attributes}
-                    service = attributes["service.name"].string_value
-                    pid = attributes["process.pid"].int_value
-                    for scope in resource_spans.scope_spans:
-                        for span in scope.spans:
-                            receiver.spans.append((span.trace_id.hex(), span.name, service, pid))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def of(self, trace_id: str) -> list[tuple[str, str, int]]:
-        return [(name, service, pid) for t, name, service, pid in list(self.spans) if t == trace_id]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
