@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import signal
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,11 +24,12 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 import worker.calls
+from launcher.embedded_redis import EmbeddedRedis
 from service.jobs.calls import FUNC, call_entry
 from service.jobs.enqueue import Enqueuer
 from service.jobs.queueing import ANSWERED_TTL_S
 from service.rpc.validate import hint_spec
-from sudoku import keys, scripts
+from sudoku import connections, keys, lanes, scripts
 from sudoku.lanes import CHEAP_LEVEL
 from sudoku.specs import HintSpec
 from sudoku.v1 import sudoku_pb2 as pb
@@ -265,6 +268,38 @@ def test_calls_that_come_while_a_job_is_in_flight_ride_on_together(workers_later
         # the escalation's; a job finishes just after its last reply went out.
         until(lambda: settled(redis), "every job finished")
         assert sum(w.successful_job_count for w in Worker.all(connection=redis)) in (2, 3)
+
+
+def test_a_caller_that_leaves_while_its_call_goes_into_a_job_holds_up_no_later_call(monkeypatch):
+    """A Hint's caller leaves while the round trip that puts its call into a
+    job is under way (Redis stopped meanwhile): the job carries the call and
+    answers it to nobody, and counts it among no calls of its own, so the
+    next Hint goes in as soon as the job is idle and is answered."""
+    monkeypatch.setattr(connections, "SERVICE_TIMEOUT_S", TIMEOUT)  # a stop as long as the test needs
+    server = EmbeddedRedis().start()
+    service = ServiceThread(make_settings(server.url)).start()
+    workers = Supervisor(0, server.url, interactive=1)
+    workers.start()
+    coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.CHEAP]
+    channel, stub = service.stub()
+    try:
+        with channel:
+            assert stub.Hint(pb.HintRequest(givens=BOARDS[0]), timeout=TIMEOUT).kind
+            os.kill(server.proc.pid, signal.SIGSTOP)
+            try:
+                left = stub.Hint.future(pb.HintRequest(givens=BOARDS[1]), timeout=TIMEOUT)
+                until(lambda: coalescer.sending is not None and not coalescer.pending, "its SUBMIT was under way")
+                left.cancel()
+                assert status_of(left) == grpc.StatusCode.CANCELLED
+            finally:
+                os.kill(server.proc.pid, signal.SIGCONT)
+            until(lambda: coalescer.sending is None, "the SUBMIT was answered")
+            assert not coalescer.in_flight  # the call that left counts nowhere
+            assert stub.Hint(pb.HintRequest(givens=BOARDS[2]), timeout=TIMEOUT).kind
+    finally:
+        workers.stop()
+        service.stop()
+        server.stop()
 
 
 def test_a_job_whose_worker_dies_mid_way_answers_each_call_once(workers_later):

@@ -148,12 +148,12 @@ class Coalescer:
         self.pending.append(call)
         self._kick()
         try:
-            return await asyncio.shield(call.placed)
+            # The future is this call's alone: a caller that leaves cancels
+            # it, and _submit then counts the call in no job's calls.
+            return await call.placed
         except asyncio.CancelledError:
             if call in self.pending:
                 self.pending.remove(call)
-            else:  # on its way into a job: it counts there until then
-                call.placed.add_done_callback(self._ended_unclaimed)
             raise
 
     def ended(self, job: str, work_us: int = 0) -> None:
@@ -166,10 +166,6 @@ class Coalescer:
         else:
             self.in_flight.pop(job, None)
             self._kick()
-
-    def _ended_unclaimed(self, placed: asyncio.Future) -> None:
-        if not placed.cancelled() and placed.exception() is None and isinstance(placed.result(), str):
-            self.ended(placed.result())
 
     def _kick(self) -> None:
         if self.sending is None and self.pending and self._target() is not False:
@@ -209,9 +205,14 @@ class Coalescer:
             raise QueueFull(f"{done.waiting} jobs are waiting, the bound is {self.jobs.settings.queue_bound}; "
                             "retry in a moment")
         self.open = done.job
+        # A call whose caller left meanwhile (its future cancelled) is in the
+        # job, which answers it to nobody; it counts in none of its calls.
+        waiting = [(i, call) for i, call in enumerate(batch) if not call.placed.done()]
         if done.job is not None:
-            self.in_flight[done.job] = self.in_flight.get(done.job, 0) + len(batch) - len(done.cached)
-        for i, call in enumerate(batch):
+            added = sum(1 for i, _ in waiting if i not in done.cached)
+            if added:
+                self.in_flight[done.job] = self.in_flight.get(done.job, 0) + added
+        for i, call in waiting:
             call.placed.set_result(done.cached.get(i, done.job))
 
 
