@@ -75,6 +75,40 @@ def test_a_rewrapping_interceptor_wraps_each_method_once():
     assert made == ["/a.B/C"]
 
 
+def test_rewrappings_apply_their_parts_as_interceptors_listed_in_that_order():
+    """Rewrappings(a, b): a's wrapper outermost, b's next, then the handler's
+    own behaviour, as grpc.aio nests interceptors [a, b]."""
+    ran = []
+
+    class Tagging(handlers.Rewrapping):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag = tag
+
+        def wrap(self, handler, method):
+            inner = handlers.behavior(handler)
+
+            async def tagged(request, context):
+                ran.append(self.tag)
+                return await inner(request, context)
+
+            return handlers.like(handler, tagged)
+
+    async def serve_it(request, context):
+        ran.append("handler")
+        return request
+
+    async def known(details):
+        return grpc.unary_unary_rpc_method_handler(serve_it)
+
+    async def main():
+        wrapped = await handlers.Rewrappings(Tagging("a"), Tagging("b")).intercept_service(known, Details("/a.B/C", ()))
+        assert await handlers.behavior(wrapped)(b"x", None) == b"x"
+
+    asyncio.run(main())
+    assert ran == ["a", "b", "handler"]
+
+
 class Context:
     """What the stream wrappers read of a grpc.aio context."""
 

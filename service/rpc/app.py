@@ -19,7 +19,7 @@ from service.jobs import futures
 from service.jobs.cache import ResultCache
 from service.jobs.cells import Cell, Cells
 from service.jobs.shares import Shares
-from service.rpc import admission, decoding, metrics, reflection_v1, security
+from service.rpc import admission, decoding, handlers, metrics, reflection_v1, security
 from service.rpc.cellhealth import CellHealth
 from service.rpc.server import SERVICE_NAME, SudokuServicer, register
 from sudoku import cells, keys, lanes, tracing
@@ -92,6 +92,21 @@ class App:
             await cell.close()
 
 
+def _interceptors(settings: Settings) -> list[grpc.aio.ServerInterceptor]:
+    """The gRPC port's interceptors, outermost first: the call counted, its
+    token checked (with SUDOKU_AUTH_TOKEN), its request parsed leniently, a
+    stream's idle client cut off, its span (with tracing). Those that only
+    rewrap a handler go as one where nothing comes between them."""
+    counted, decoded = metrics.RequestMetrics(), decoding.LenientDecoding(settings.max_message_bytes)
+    idle = admission.IdleStreams(settings.stream_idle_s)
+    token = security.interceptors(settings)
+    outer = [counted, *token, handlers.Rewrappings(decoded, idle)] if token else [
+        handlers.Rewrappings(counted, decoded, idle)]
+    # innermost: its span per RPC wraps the handler itself (it takes only
+    # handlers that are async generators, as ours are)
+    return [*outer, *tracing.server_interceptors()]
+
+
 async def start(settings: Settings) -> App:
     """Starts the service on settings.listen; returns once it is serving."""
     security.check(settings)  # before anything is opened: a bad setting leaks nothing
@@ -102,12 +117,7 @@ async def start(settings: Settings) -> App:
     instance = uuid.uuid4().hex
     cells_ = Cells([Cell(i, url, settings, shares, instance, draining=i in drained) for i, url in enumerate(urls)])
     server = grpc.aio.server(
-        interceptors=[metrics.RequestMetrics(), *security.interceptors(settings),
-                      decoding.LenientDecoding(settings.max_message_bytes),
-                      admission.IdleStreams(settings.stream_idle_s),
-                      # innermost: its span per RPC wraps the handler itself (it takes
-                      # only handlers that are async generators, as ours are)
-                      *tracing.server_interceptors()],
+        interceptors=_interceptors(settings),
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             ("grpc.so_reuseport", 0),

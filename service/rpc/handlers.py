@@ -65,3 +65,20 @@ class Rewrapping(grpc.aio.ServerInterceptor):
     def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
         """The handler to serve `method` (its full path) with; `handler` itself to leave it alone."""
         raise NotImplementedError
+
+
+class Rewrappings(Rewrapping):
+    """Several Rewrapping interceptors as one: grpc.aio awaits each
+    interceptor of a server on every call, before the handler runs (three
+    of them cost a tenth of a bare call's instructions), so those that only
+    rewrap a method's handler are applied together, first `parts` outermost,
+    as if they were listed in that order."""
+
+    def __init__(self, *parts: Rewrapping) -> None:
+        super().__init__()
+        self.parts = parts
+
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        for part in reversed(self.parts):
+            handler = part.wrap(handler, method)
+        return handler
