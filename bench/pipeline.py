@@ -18,8 +18,11 @@ pipeline costs beyond gRPC itself.
 
 Kinds: hint (top1465 puzzles with a random part of their solution filled
 in: a fresh board each call), count (the same boards, limit 2), grade
-(top1465 puzzles, rows and columns shuffled), solve (a watched unpaced MRV
-solve of a fresh board; Redis CPU is also given per frame).
+(top1465 puzzles, rows and columns shuffled: a third need forcing chains,
+so they go on to the heavy lane, a job each), grade-qqwing (qqwing's
+intermediate and expert puzzles, shuffled: what a generator or a game
+grades, answered in the cheap lane), solve (a watched unpaced MRV solve of
+a fresh board; Redis CPU is also given per frame).
 
 Redis B/call is what a call keeps in Redis while it is kept: used_memory
 after 300 more calls at 16 in flight, less before, per call (a job that
@@ -178,12 +181,17 @@ def requests_of(kind: str, n: int, rng: random.Random) -> list[bytes]:
         return [pb.CountRequest(board=b).SerializeToString() for b in fresh]
     if kind == "grade":
         return [pb.GradeRequest(board=b).SerializeToString() for b in fresh]
+    if kind == "grade-qqwing":
+        boards = puzzles("qqwing_intermediate") + puzzles("qqwing_expert")
+        return [pb.GradeRequest(board=transformed(boards[i % len(boards)], rng)).SerializeToString()
+                for i in range(n)]
     return [pb.SolveRequest(board=b, view=pb.VIEW_SEARCH, pacing=pb.Pacing(unpaced=True)).SerializeToString()
             for b in fresh]
 
 
 METHODS = {"hint": ("/sudoku.v1.Sudoku/Hint", False), "count": ("/sudoku.v1.Sudoku/CountSolutions", False),
-           "grade": ("/sudoku.v1.Sudoku/Grade", False), "solve": ("/sudoku.v1.Sudoku/Solve", True),
+           "grade": ("/sudoku.v1.Sudoku/Grade", False), "grade-qqwing": ("/sudoku.v1.Sudoku/Grade", False),
+           "solve": ("/sudoku.v1.Sudoku/Solve", True),
            "echo": ("/echo.Echo/Call", False)}
 
 
