@@ -228,6 +228,9 @@ static int graded_at(const uint8_t puzzle[81], int level, logic_grade *g)
     logic_board b;
     if (logic_init(&b, puzzle, NULL) != LOGIC_OK)
         return 0;
+    if (level == LOGIC_LEVELS && logic_solvable(&b, 1, LOGIC_LEVELS - 1))
+        return 0;
+    logic_init(&b, puzzle, NULL);
     logic_solve(&b, 1, solved_up_to(level), g);
     return g->solved && logic_level(g->hardest) == level;
 }
