@@ -15,8 +15,10 @@
  * and of its digit; ties in random order), which leaves harder puzzles. The
  * result is graded by a solve with techniques up to the level (up to
  * expert for hard, whose rungs the ladder interleaves with expert ones: the
- * same steps as the full grade, see logic.h); when its level is not the one
- * asked for, the next grid is tried. Orbits that hold a kept value are never
+ * same steps as the full grade, see logic.h); an extreme candidate is first
+ * asked whether the expert rungs finish it (logic_solvable) and graded only
+ * when they do not. When its level is not the one asked for, the next grid
+ * is tried. Orbits that hold a kept value are never
  * emptied, so under symmetry the mirror cells of kept values stay givens too.
  *
  * Deterministic: the same seed and arguments give the same puzzle on every

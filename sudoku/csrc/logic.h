@@ -242,8 +242,10 @@ void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g);
 
 /* Whether techniques up to `max_level` finish `b` (modified), as
  * logic_solve's `solved` says, but faster: the singles are placed in
- * batches, not one step at a time. For a quick check (a generator's); the
- * order of the steps, and so the grade, is logic_solve's. */
+ * batches, not one step at a time, and the other rungs are tried cheapest
+ * first, not in the ladder's order (the same techniques reach the same end;
+ * see ladder.c). For a quick check (a generator's): the steps it takes are
+ * not the grade's, and `b` may end in another state when it is stuck. */
 int logic_solvable(logic_board *b, int unique, int max_level);
 
 /* The technique's name in the API (sudoku.v1.Step.Technique), e.g.

@@ -200,12 +200,11 @@ static int place_singles(logic_board *b)
  * two-link patterns and wings), then the chains, which find most of what
  * the rest would (pass 2), then the finned fish, Sue de Coq and the ALSs
  * (pass 3), then everything else, each pass in the ladder's order. Every
- * rung's eliminations are sound and a pattern does not come undone as
- * candidates go, so the puzzle ends solved (or stuck) in either order: on
- * the generator's candidates of each level and the test sets, no puzzle
- * has been seen to differ (bench/generate.py says how that was checked),
- * and the ladder's order takes, for an extreme level's candidates, about
- * 1.6 times the time. */
+ * rung's eliminations are sound, and a pattern that applies keeps applying,
+ * or leaves a simpler step, as other candidates go (the uniqueness rungs
+ * could in principle be the exception), so the puzzle ends solved, or
+ * stuck, in either order: docs/hints.md, Generate, says on how many
+ * puzzles this was checked. */
 #define QUICK_PASSES 4
 
 static int find_quickest(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out)
