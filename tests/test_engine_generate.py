@@ -53,6 +53,23 @@ def test_expert_and_extreme_puzzles_are_minimal(level, symmetry, orbit):
             assert engine.count(emptied)[0] == 2, (puzzle, c)
 
 
+@pytest.mark.parametrize(("symmetry", "orbit"), [
+    ("none", lambda c: {c}), ("rotational", lambda c: {c, 80 - c}), ("mirror", lambda c: {c, c // 9 * 9 + 8 - c % 9})])
+def test_a_removal_is_refused_only_when_it_gives_a_second_solution(symmetry, orbit):
+    # Digging refuses a removal without a search when it would leave one of
+    # the grid's unavoidable sets (cells whose values can be rearranged into
+    # another solution) without a given; a set that was not one would leave
+    # a given that is not needed. Expert puzzles are dug until every given is
+    # needed, so each is checked here, with kept givens too.
+    keep = "." * 40 + "7" + "." * 40
+    for i in range(12):
+        puzzle = generate(puzzle_seed(300, i), 4, symmetry, keep if i % 2 else None)["puzzle"]
+        kept = {40} if i % 2 else set()
+        for c in (c for c in range(81) if puzzle[c] != "." and not orbit(c) & kept):
+            emptied = "".join("." if k in orbit(c) else v for k, v in enumerate(puzzle))
+            assert engine.count(emptied)[0] == 2, (puzzle, c)
+
+
 def test_the_same_seed_gives_the_same_puzzle_and_another_seed_another():
     assert generate(42, 3) == generate(42, 3)
     assert generate(42, 3)["puzzle"] != generate(43, 3)["puzzle"]

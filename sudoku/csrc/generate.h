@@ -8,7 +8,10 @@
  * From a seed, a random full grid that keeps the given values (`keep`), then
  * givens are taken away one symmetry orbit at a time: a removal stays when
  * the puzzle still has one solution (fastpath.h finds none in which an
- * emptied cell lacks its old value) and, for the levels up to
+ * emptied cell lacks its old value; a removal that would leave one of the
+ * grid's simplest unavoidable sets, cells whose values can be rearranged
+ * into another solution, without a given is refused without that search)
+ * and, for the levels up to
  * hard, the logical solver still solves it with techniques up to the level
  * asked for. Easy puzzles take the orbits in random order; the other levels
  * take the most crowded first (the most givens in its row, column and box
