@@ -19,8 +19,8 @@
  * result is graded by a solve with techniques up to the level (up to
  * expert for hard, whose rungs the ladder interleaves with expert ones: the
  * same steps as the full grade, see logic.h); an extreme candidate is first
- * asked whether the expert rungs finish it (logic_solvable) and graded only
- * when they do not. When its level is not the one asked for, the next grid
+ * asked whether the cheap expert rungs and the chains finish it
+ * (logic_solvable_within) and graded only when they do not. When its level is not the one asked for, the next grid
  * is tried. Orbits that hold a kept value are never
  * emptied, so under symmetry the mirror cells of kept values stay givens too.
  *

@@ -207,16 +207,17 @@ static int place_singles(logic_board *b)
  * puzzles this was checked. */
 #define QUICK_PASSES 4
 
-static int find_quickest(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out)
+static int find_quickest(const logic_board *b, int unique, int max_level, int passes, ladder_memo *memo,
+                         logic_step *out)
 {
-    for (int pass = 1; pass <= QUICK_PASSES; pass++)
+    for (int pass = 1; pass <= passes; pass++)
         for (size_t i = AFTER_SINGLES; i < RUNGS; i++)
             if (LADDER[i].pass == pass && try_rung(b, i, unique, max_level, memo, 1, out))
                 return 1;
     return 0;
 }
 
-int logic_solvable(logic_board *b, int unique, int max_level)
+int logic_solvable_within(logic_board *b, int unique, int max_level, int passes)
 {
     logic_step s;
     ladder_memo memo;
@@ -224,11 +225,16 @@ int logic_solvable(logic_board *b, int unique, int max_level)
     while (!b->broken && b->blanks) {
         if (place_singles(b))
             continue;
-        if (!find_quickest(b, unique, max_level, &memo, &s))
+        if (!find_quickest(b, unique, max_level, passes, &memo, &s))
             break;
         logic_apply(b, &s);
     }
     return !b->broken && !b->blanks;
+}
+
+int logic_solvable(logic_board *b, int unique, int max_level)
+{
+    return logic_solvable_within(b, unique, max_level, QUICK_PASSES);
 }
 
 /* ---- Grading ---- */
