@@ -105,15 +105,22 @@ typedef struct {
     int head, tail;
 } chain_work;
 
-/* The conjugates of every candidate, looked up once per search rather than
- * once per link followed, and the nodes a false one of which has a strong
- * link to follow under the rules (the others end a chain that is no use). */
-static void find_partners(const logic_board *b, const chain_rules *r, chain_work *w)
+/* The conjugates of every candidate of `digits`, looked up once per search
+ * rather than once per link followed, and the nodes a false one of which
+ * has a strong link to follow under the rules (the others end a chain that
+ * is no use). Every node a chain reaches is one of those: a node reached
+ * by a strong link has one back. A chain of one digit (same_digit, strong
+ * links in units) needs its digit's alone. */
+static void find_partners(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w)
 {
-    memset(w->partner, -1, sizeof w->partner);
     cells_t bivalue = (r->strong & VIA_CELL) ? bivalue_cells(b) : 0;
     for (int d = 1; d <= 9; d++) {
         w->live[d - 1] = bivalue & b->where[d - 1];
+        if (!(r->strong & VIA_UNIT) || !(digits >> (d - 1) & 1))
+            continue;
+        int c;
+        FOR_CELLS(c, b->where[d - 1])
+            memset(w->partner[NODE_OF(c, d)], -1, sizeof w->partner[0]);
         for (int u = 0; u < 27; u++) {
             cells_t x = b->where[d - 1] & UNIT[u];
             if (popcount(x) != 2)
@@ -121,8 +128,7 @@ static void find_partners(const logic_board *b, const chain_rules *r, chain_work
             int a = first_cell(x), z = first_cell(x & (x - 1)), kind = u / 9;
             w->partner[NODE_OF(a, d)][kind] = (int8_t)z;
             w->partner[NODE_OF(z, d)][kind] = (int8_t)a;
-            if (r->strong & VIA_UNIT)
-                w->live[d - 1] |= x;
+            w->live[d - 1] |= x;
         }
     }
 }
@@ -404,13 +410,15 @@ static void chain_search(const logic_board *b, const chain_rules *r, unsigned di
     int16_t starts[729];
     int n = 0;
     q.nodes = 0;
-    find_partners(b, r, w);
+    find_partners(b, r, digits, w);
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c]) {
+            if (!has_cell(w->live[d - 1], c))
+                continue; /* no strong link to follow from it: no chain reaches or leaves it */
             lanes_number(&q, NODE_OF(c, d));
-            if ((digits >> (d - 1) & 1) && has_cell(w->live[d - 1], c))
-                starts[n++] = (int16_t)NODE_OF(c, d); /* else no strong link to follow: no chain */
+            if (digits >> (d - 1) & 1)
+                starts[n++] = (int16_t)NODE_OF(c, d);
         }
     }
     chain_kind kind = {b, r, w};
@@ -814,16 +822,20 @@ static int find_grouped_chain(const logic_board *b, const rung_args *args, logic
     int16_t starts[729];
     int m = 0;
     q.nodes = 0;
+    /* the nodes with a strong link, the only ones a chain reaches (a strong
+     * link has one back) */
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c]) {
+            if (!w.strong_n[NODE_OF(c, d)])
+                continue;
             lanes_number(&q, NODE_OF(c, d));
-            if (w.strong_n[NODE_OF(c, d)])
-                starts[m++] = (int16_t)NODE_OF(c, d);
+            starts[m++] = (int16_t)NODE_OF(c, d);
         }
     }
     for (int g = 0; g < w.groups; g++)
-        lanes_number(&q, 729 + g);
+        if (w.strong_n[729 + g])
+            lanes_number(&q, 729 + g);
     grouped_kind kind = {b, &w};
     int n;
     int start = lanes_shortest(grouped_follow, grouped_lanes_productive, &kind, &q, starts, m, CHAIN_SEARCH_MAX, &n);
