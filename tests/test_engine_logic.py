@@ -15,6 +15,7 @@ import pytest
 
 from sudoku import engine
 from sudoku.grid import PEERS, UNITS, cell_name
+from tests.data.make_grades import path_digest
 from tests.puzzles import DATA, read
 from worker import logic
 from worker.hints import candidates
@@ -777,6 +778,16 @@ def test_grades_are_the_recorded_ones():
     for (puzzle, expected), g in zip(rows, grades):
         got = (g.level_name, logic.TECHNIQUES[g.hardest], g.steps, g.score, g.counts)
         assert got == expected, puzzle
+
+
+def test_paths_are_the_recorded_ones():
+    # A faster grader may not change a step either: every step of each
+    # recorded puzzle's logical solution, each field of it, is what the
+    # recorded grader took (tests/data/paths.tsv, make_grades.py).
+    lines = [line.split("\t") for line in (DATA / "paths.tsv").read_text().splitlines() if not line.startswith("#")]
+    assert [puzzle for puzzle, _ in lines] == [puzzle for puzzle, _ in recorded_grades()]
+    for puzzle, digest in lines:
+        assert path_digest(puzzle) == digest, puzzle
 
 
 def test_a_grade_is_its_path_on_the_hardest_recorded_puzzles():

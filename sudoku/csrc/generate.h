@@ -8,15 +8,20 @@
  * From a seed, a random full grid that keeps the given values (`keep`), then
  * givens are taken away one symmetry orbit at a time: a removal stays when
  * the puzzle still has one solution (fastpath.h finds none in which an
- * emptied cell lacks its old value) and, for the levels up to
+ * emptied cell lacks its old value; a removal that would leave one of the
+ * grid's simplest unavoidable sets, cells whose values can be rearranged
+ * into another solution, without a given is refused without that search)
+ * and, for the levels up to
  * hard, the logical solver still solves it with techniques up to the level
  * asked for. Easy puzzles take the orbits in random order; the other levels
  * take the most crowded first (the most givens in its row, column and box
  * and of its digit; ties in random order), which leaves harder puzzles. The
  * result is graded by a solve with techniques up to the level (up to
  * expert for hard, whose rungs the ladder interleaves with expert ones: the
- * same steps as the full grade, see logic.h); when its level is not the one
- * asked for, the next grid is tried. Orbits that hold a kept value are never
+ * same steps as the full grade, see logic.h); an extreme candidate is first
+ * asked whether the cheap expert rungs and the chains finish it
+ * (logic_solvable_within) and graded only when they do not. When its level is not the one asked for, the next grid
+ * is tried. Orbits that hold a kept value are never
  * emptied, so under symmetry the mirror cells of kept values stay givens too.
  *
  * Deterministic: the same seed and arguments give the same puzzle on every

@@ -242,9 +242,18 @@ void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g);
 
 /* Whether techniques up to `max_level` finish `b` (modified), as
  * logic_solve's `solved` says, but faster: the singles are placed in
- * batches, not one step at a time. For a quick check (a generator's); the
- * order of the steps, and so the grade, is logic_solve's. */
+ * batches, not one step at a time, and the other rungs are tried cheapest
+ * first, not in the ladder's order (the same techniques reach the same end;
+ * see ladder.c). For a quick check (a generator's): the steps it takes are
+ * not the grade's, and `b` may end in another state when it is stuck. */
 int logic_solvable(logic_board *b, int unique, int max_level);
+
+/* logic_solvable with the first `passes` of its order only (1: subsets,
+ * X-wing and swordfish, the two-link patterns and wings; 2: and the chains;
+ * 3: and the finned fish, Sue de Coq and ALSs; 4: all, as logic_solvable).
+ * A board it finishes, logic_solvable finishes; one it leaves stuck,
+ * logic_solvable may still finish. */
+int logic_solvable_within(logic_board *b, int unique, int max_level, int passes);
 
 /* The technique's name in the API (sudoku.v1.Step.Technique), e.g.
  * "X_WING"; "NONE" for anything out of range. */

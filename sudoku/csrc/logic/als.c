@@ -374,6 +374,7 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
         if (!first->outs)
             continue; /* no chain from it removes anything */
         memset(cw->seen, 0, (size_t)l->n * sizeof cw->seen[0]);
+        cw->seen[a] = 0xFFFF; /* a chain does not come back to A1 */
         int head = 0, tail = 0;
         int m = als_partners(b, w, a);
         for (int i = 0; i < m && tail < ALS_CHAIN_STATES; i++) {
@@ -408,28 +409,47 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
             }
             if (st.depth == ALS_CHAIN_MAX)
                 continue;
-            m = w->pairs >= 0 ? 0 : als_partners(b, w, st.als);
-            int lists = w->pairs >= 0 ? 2 : 1;
-            for (int list = 0; list < lists; list++) {
-                /* the kept pairs read in place (down then up, list order), else the copies */
-                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
-                int from = list ? w->up_first[st.als] : w->down_first[st.als];
-                int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
-                if (w->pairs < 0)
-                    from = 0, end = m;
-                for (int e = from; e < end; e++) {
-                    int j = w->pairs >= 0 ? to[e] : w->partner[e];
-                    unsigned rcc = w->pairs >= 0 ? common[e] : w->common[e];
-                    if (j == a)
-                        continue;
-                    int x;
-                    FOR_DIGITS(x, rcc & ~(1u << (st.rcc - 1))) {
-                        if (tail == ALS_CHAIN_STATES || (cw->seen[j] >> x & 1))
+            if (tail == ALS_CHAIN_STATES)
+                continue; /* nothing more is kept */
+            /* the commons by which each partner is entered and was not yet:
+             * seen[j] bit x is common x - 1's bit; A1's seen is full */
+            unsigned other = ~(1u << (st.rcc - 1));
+            if (w->pairs >= 0) {
+                /* the kept pairs read in place, down then up, list order */
+                for (int list = 0; list < 2 && tail < ALS_CHAIN_STATES; list++) {
+                    const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+                    int from = list ? w->up_first[st.als] : w->down_first[st.als];
+                    int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
+                    for (int e = from; e < end; e++) {
+                        int j = to[e];
+                        unsigned fresh = common[e] & other & ~((unsigned)cw->seen[j] >> 1);
+                        if (!fresh)
                             continue;
-                        cw->seen[j] |= (uint16_t)(1u << x);
-                        cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first,
-                                                    (uint8_t)(st.depth + 1)};
+                        cw->seen[j] |= (uint16_t)(fresh << 1);
+                        int x;
+                        FOR_DIGITS(x, fresh) {
+                            cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first,
+                                                        (uint8_t)(st.depth + 1)};
+                            if (tail == ALS_CHAIN_STATES)
+                                break;
+                        }
+                        if (tail == ALS_CHAIN_STATES)
+                            break;
                     }
+                }
+                continue;
+            }
+            m = als_partners(b, w, st.als);
+            for (int e = 0; e < m; e++) {
+                int j = w->partner[e];
+                if (j == a)
+                    continue;
+                int x;
+                FOR_DIGITS(x, w->common[e] & other) {
+                    if (tail == ALS_CHAIN_STATES || (cw->seen[j] >> x & 1))
+                        continue;
+                    cw->seen[j] |= (uint16_t)(1u << x);
+                    cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first, (uint8_t)(st.depth + 1)};
                 }
             }
         }

@@ -105,15 +105,22 @@ typedef struct {
     int head, tail;
 } chain_work;
 
-/* The conjugates of every candidate, looked up once per search rather than
- * once per link followed, and the nodes a false one of which has a strong
- * link to follow under the rules (the others end a chain that is no use). */
-static void find_partners(const logic_board *b, const chain_rules *r, chain_work *w)
+/* The conjugates of every candidate of `digits`, looked up once per search
+ * rather than once per link followed, and the nodes a false one of which
+ * has a strong link to follow under the rules (the others end a chain that
+ * is no use). Every node a chain reaches is one of those: a node reached
+ * by a strong link has one back. A chain of one digit (same_digit, strong
+ * links in units) needs its digit's alone. */
+static void find_partners(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w)
 {
-    memset(w->partner, -1, sizeof w->partner);
     cells_t bivalue = (r->strong & VIA_CELL) ? bivalue_cells(b) : 0;
     for (int d = 1; d <= 9; d++) {
         w->live[d - 1] = bivalue & b->where[d - 1];
+        if (!(r->strong & VIA_UNIT) || !(digits >> (d - 1) & 1))
+            continue;
+        int c;
+        FOR_CELLS(c, b->where[d - 1])
+            memset(w->partner[NODE_OF(c, d)], -1, sizeof w->partner[0]);
         for (int u = 0; u < 27; u++) {
             cells_t x = b->where[d - 1] & UNIT[u];
             if (popcount(x) != 2)
@@ -121,8 +128,7 @@ static void find_partners(const logic_board *b, const chain_rules *r, chain_work
             int a = first_cell(x), z = first_cell(x & (x - 1)), kind = u / 9;
             w->partner[NODE_OF(a, d)][kind] = (int8_t)z;
             w->partner[NODE_OF(z, d)][kind] = (int8_t)a;
-            if (r->strong & VIA_UNIT)
-                w->live[d - 1] |= x;
+            w->live[d - 1] |= x;
         }
     }
 }
@@ -221,27 +227,212 @@ static int chain_bfs(const logic_board *b, const chain_rules *r, chain_work *w, 
     return -1;
 }
 
+/* ---- The shortest chain of many starts at once ----
+ *
+ * A step is the shortest chain of all starts, the earliest start's on a
+ * tie. Searched start by start, each breadth first with a limit one node
+ * below the best so far, most states are visited again for every start.
+ * So LANES starts at a time are searched together, level by level, one bit
+ * (lane) each: a state's lanes at a level are the starts whose own search
+ * reaches it first at that many nodes, following the links that search
+ * follows. The first level at which a lane ends a productive chain gives
+ * the length, its lowest lane the start; the start's own search then
+ * finds the chain it always found.
+ */
+#define LANES 64
+#define LANES_NODES (729 + 9 * 54) /* candidates (NODE_OF), then grouped chains' groups */
+
+typedef struct lanes_work lanes_work;
+
+/* What a kind of chain tells the lanes' search: how the lanes of a state
+ * follow its links (lanes_reach for each state they reach), and which of
+ * the lanes reaching a true node at `nodes` nodes end a productive chain.
+ * Passed as arguments, not in a struct, so that the compiler makes a copy
+ * of the search for each kind with its calls inlined. */
+typedef void (*lanes_follow_fn)(const void *kind, lanes_work *q, int node, int on, uint64_t lanes);
+typedef uint64_t (*lanes_productive_fn)(const void *kind, const lanes_work *q, int node, uint64_t lanes,
+                                        int nodes);
+
+/* The search's states are the nodes in use, numbered (id) in order, times
+ * 2, plus `on`, so that it clears only as many as the board has. */
+struct lanes_work {
+    int16_t id[LANES_NODES];              /* each node's number */
+    int16_t node[LANES_NODES];            /* the node of each number */
+    int nodes;                            /* how many */
+    uint64_t reached[2 * LANES_NODES];    /* the lanes that have reached each state */
+    uint64_t next[2 * LANES_NODES];       /* and reach it at the next level */
+    int16_t level[2][2 * LANES_NODES];    /* the states of this level and the next */
+    uint64_t lanes[2 * LANES_NODES];      /* this level's lanes, by its states' order */
+    int n[2];
+    int16_t start[LANES];                 /* each lane's start node */
+};
+
+/* Numbers node v; nodes are numbered in the order this is called. */
+static void lanes_number(lanes_work *q, int v)
+{
+    q->id[v] = (int16_t)q->nodes;
+    q->node[q->nodes++] = (int16_t)v;
+}
+
+static void lanes_reach(lanes_work *q, int v, int on, uint64_t lanes)
+{
+    int st = q->id[v] * 2 + on;
+    lanes &= ~q->reached[st];
+    if (!lanes)
+        return;
+    if (!q->next[st])
+        q->level[1][q->n[1]++] = (int16_t)st;
+    q->next[st] |= lanes;
+}
+
+/* The next level: its states' lanes join `reached`; returns the lanes
+ * that end a productive chain there, at `nodes` nodes. */
+static uint64_t lanes_advance(lanes_productive_fn productive, const void *kind, lanes_work *q, int nodes)
+{
+    uint64_t hits = 0;
+    for (int i = 0; i < q->n[1]; i++) {
+        int st = q->level[1][i];
+        uint64_t lanes = q->next[st];
+        q->reached[st] |= lanes;
+        if (st & 1)
+            hits |= productive(kind, q, q->node[st >> 1], lanes, nodes);
+        q->next[st] = 0;
+        q->level[0][i] = (int16_t)st;
+        q->lanes[i] = lanes;
+    }
+    q->n[0] = q->n[1];
+    q->n[1] = 0;
+    return hits;
+}
+
+/* Searches from the starts of lanes 0..n-1 for productive chains of at
+ * most `limit` nodes; returns the shortest's length, 0 when there is
+ * none, and its lowest lane in *lane. */
+static int lanes_search(lanes_follow_fn follow, lanes_productive_fn productive, const void *kind, lanes_work *q,
+                        int n, int limit, int *lane)
+{
+    memset(q->reached, 0, (size_t)q->nodes * 2 * sizeof q->reached[0]);
+    q->n[0] = 0;
+    q->n[1] = 0;
+    for (int l = 0; l < n; l++) {
+        int st = q->id[q->start[l]] * 2;
+        q->reached[st] = 1ull << l;
+        q->level[0][q->n[0]] = (int16_t)st;
+        q->lanes[q->n[0]++] = 1ull << l;
+    }
+    for (int nodes = 2; nodes <= limit && q->n[0]; nodes++) {
+        for (int i = 0; i < q->n[0]; i++) {
+            int st = q->level[0][i];
+            follow(kind, q, q->node[st >> 1], st & 1, q->lanes[i]);
+        }
+        uint64_t hits = lanes_advance(productive, kind, q, nodes);
+        if (hits) {
+            *lane = __builtin_ctzll(hits);
+            return nodes;
+        }
+    }
+    return 0;
+}
+
+/* The start (a node of `starts`, in order) whose shortest productive chain
+ * of at most `limit` nodes is shortest, the earliest on a tie, and that
+ * length in *length; -1 when there is none. */
+static int lanes_shortest(lanes_follow_fn follow, lanes_productive_fn productive, const void *kind, lanes_work *q,
+                          const int16_t *starts, int n, int limit, int *length)
+{
+    memset(q->next, 0, (size_t)q->nodes * 2 * sizeof q->next[0]);
+    int best = -1;
+    *length = 0;
+    for (int first = 0; first < n; first += LANES) {
+        int lanes = n - first < LANES ? n - first : LANES, lane;
+        memcpy(q->start, starts + first, (size_t)lanes * sizeof starts[0]);
+        int found = lanes_search(follow, productive, kind, q, lanes, limit, &lane);
+        if (found) {
+            best = q->start[lane];
+            *length = found;
+            limit = found - 1; /* only a shorter chain replaces it */
+        }
+    }
+    return best;
+}
+
+/* The lanes of state (v, on) follow the links chain_bfs follows. */
+typedef struct {
+    const logic_board *b;
+    const chain_rules *r;
+    const chain_work *w;
+} chain_kind;
+
+static void chain_follow(const void *kind, lanes_work *q, int node, int on, uint64_t lanes)
+{
+    const chain_kind *k = kind;
+    const logic_board *b = k->b;
+    int c = node / 9, d = node % 9 + 1;
+    if (!on) {
+        if ((k->r->strong & VIA_CELL) && bits9(b->cand[c]) == 2)
+            lanes_reach(q, NODE_OF(c, low_digit(b->cand[c] & ~(1u << (d - 1)))), 1, lanes);
+        if (k->r->strong & VIA_UNIT)
+            for (int i = 0; i < 3; i++)
+                if (k->w->partner[node][i] >= 0)
+                    lanes_reach(q, NODE_OF(k->w->partner[node][i], d), 1, lanes);
+        return;
+    }
+    if (k->r->weak & VIA_CELL) {
+        int e;
+        FOR_DIGITS(e, b->cand[c] & ~(1u << (d - 1)))
+            if (has_cell(k->w->live[e - 1], c))
+                lanes_reach(q, NODE_OF(c, e), 0, lanes);
+    }
+    if (k->r->weak & VIA_UNIT) {
+        int o;
+        FOR_CELLS(o, b->where[d - 1] & PEERS[c] & k->w->live[d - 1])
+            lanes_reach(q, NODE_OF(o, d), 0, lanes);
+    }
+}
+
+static uint64_t chain_productive(const void *kind, const lanes_work *q, int node, uint64_t lanes, int nodes)
+{
+    const chain_kind *k = kind;
+    uint64_t hits = 0;
+    for (; lanes; lanes &= lanes - 1) {
+        int lane = __builtin_ctzll(lanes);
+        if (productive(k->b, k->r, q->start[lane], node * 2 + 1, nodes))
+            hits |= 1ull << lane;
+    }
+    return hits;
+}
+
 static void chain_search(const logic_board *b, const chain_rules *r, unsigned digits, chain_work *w,
                          chain_found *best)
 {
-    best->length = 0;
-    int limit = CHAIN_SEARCH_MAX; /* look for chains of at most this many nodes */
-    find_partners(b, r, w);
+    static_assert(sizeof(lanes_work) < 96 * 1024, "the lanes' work fits a thread's stack");
+    lanes_work q;
+    int16_t starts[729];
+    int n = 0;
+    q.nodes = 0;
+    find_partners(b, r, digits, w);
     for (int c = 0; c < 81; c++) {
         int d;
-        FOR_DIGITS(d, b->cand[c] & digits) {
+        FOR_DIGITS(d, b->cand[c]) {
             if (!has_cell(w->live[d - 1], c))
-                continue; /* no strong link to follow from it: no chain */
-            int hit = chain_bfs(b, r, w, NODE_OF(c, d), limit);
-            if (hit < 0)
-                continue;
-            int n = w->depth[hit];
-            best->length = n;
-            for (int st = hit, i = n - 1; st >= 0; st = w->parent[st], i--)
-                best->path[i] = (int16_t)st;
-            limit = n - 1; /* only a shorter chain replaces it */
+                continue; /* no strong link to follow from it: no chain reaches or leaves it */
+            lanes_number(&q, NODE_OF(c, d));
+            if (digits >> (d - 1) & 1)
+                starts[n++] = (int16_t)NODE_OF(c, d);
         }
     }
+    chain_kind kind = {b, r, w};
+    int length;
+    int start = lanes_shortest(chain_follow, chain_productive, &kind, &q, starts, n, CHAIN_SEARCH_MAX, &length);
+    best->length = 0;
+    if (start < 0)
+        return;
+    int hit = chain_bfs(b, r, w, start, length);
+    if (hit < 0)
+        return; /* not met: the start's own search finds what its lane found */
+    best->length = length;
+    for (int st = hit, i = length - 1; st >= 0; st = w->parent[st], i--)
+        best->path[i] = (int16_t)st;
 }
 
 /* Chains from start nodes of `digits` only. */
@@ -568,10 +759,56 @@ static int grouped_bfs(const logic_board *b, group_work *w, int start, int limit
     return -1;
 }
 
+/* The lanes of state (v, on) follow the links grouped_bfs follows. */
+typedef struct {
+    const logic_board *b;
+    const group_work *w;
+} grouped_kind;
+
+static void grouped_follow(const void *kind, lanes_work *q, int v, int on, uint64_t lanes)
+{
+    const grouped_kind *k = kind;
+    const group_work *w = k->w;
+    int d = gnode_digit(w, v);
+    if (!on) {
+        for (int i = 0; i < w->strong_n[v]; i++)
+            lanes_reach(q, w->strong[v][i], 1, lanes);
+        return;
+    }
+    cells_t x = gnode_cells(w, v);
+    if (v < 729) {
+        int c = v / 9, e;
+        FOR_DIGITS(e, k->b->cand[c] & ~(1u << (d - 1)))
+            if (w->strong_n[NODE_OF(c, e)])
+                lanes_reach(q, NODE_OF(c, e), 0, lanes);
+    }
+    cells_t around = common_peers(x) & k->b->where[d - 1];
+    int o;
+    FOR_CELLS(o, around)
+        if (w->strong_n[NODE_OF(o, d)])
+            lanes_reach(q, NODE_OF(o, d), 0, lanes);
+    for (int g = w->first[d - 1]; g < w->first[d]; g++)
+        if (!(w->cells[g] & ~around) && w->strong_n[729 + g])
+            lanes_reach(q, 729 + g, 0, lanes);
+}
+
+static uint64_t grouped_lanes_productive(const void *kind, const lanes_work *q, int v, uint64_t lanes, int nodes)
+{
+    const grouped_kind *k = kind;
+    uint64_t hits = 0;
+    for (; lanes; lanes &= lanes - 1) {
+        int lane = __builtin_ctzll(lanes);
+        if (grouped_productive(k->b, k->w, q->start[lane], v, nodes))
+            hits |= 1ull << lane;
+    }
+    return hits;
+}
+
 /*
  * Grouped AIC and grouped nice loop: the chains above with groups among
  * their nodes, for what the chains without groups did not find. The
- * shortest from each start candidate in turn (cells up, digits up); a chain
+ * shortest from each start candidate in turn (cells up, digits up), the
+ * earliest start's on a tie (searched as the chains above are); a chain
  * back to its start places it (a discontinuous nice loop). A chain that
  * needed no group is reported as the ungrouped technique it is.
  */
@@ -581,24 +818,35 @@ static int find_grouped_chain(const logic_board *b, const rung_args *args, logic
     static_assert(sizeof(group_work) < 160 * 1024, "grouped chain work fits a thread's stack");
     group_work w;
     groups_build(b, &w);
-    int16_t best[CHAIN_SEARCH_MAX];
-    int n = 0, limit = CHAIN_SEARCH_MAX;
+    lanes_work q;
+    int16_t starts[729];
+    int m = 0;
+    q.nodes = 0;
+    /* the nodes with a strong link, the only ones a chain reaches (a strong
+     * link has one back) */
     for (int c = 0; c < 81; c++) {
         int d;
         FOR_DIGITS(d, b->cand[c]) {
             if (!w.strong_n[NODE_OF(c, d)])
                 continue;
-            int hit = grouped_bfs(b, &w, NODE_OF(c, d), limit);
-            if (hit < 0)
-                continue;
-            n = w.depth[hit];
-            for (int st = hit, i = n - 1; st >= 0; st = w.parent[st], i--)
-                best[i] = (int16_t)st;
-            limit = n - 1;
+            lanes_number(&q, NODE_OF(c, d));
+            starts[m++] = (int16_t)NODE_OF(c, d);
         }
     }
-    if (!n)
+    for (int g = 0; g < w.groups; g++)
+        if (w.strong_n[729 + g])
+            lanes_number(&q, 729 + g);
+    grouped_kind kind = {b, &w};
+    int n;
+    int start = lanes_shortest(grouped_follow, grouped_lanes_productive, &kind, &q, starts, m, CHAIN_SEARCH_MAX, &n);
+    if (start < 0)
         return 0;
+    int hit = grouped_bfs(b, &w, start, n);
+    if (hit < 0)
+        return 0; /* not met: the start's own search finds what its lane found */
+    int16_t best[CHAIN_SEARCH_MAX];
+    for (int st = hit, i = n - 1; st >= 0; st = w.parent[st], i--)
+        best[i] = (int16_t)st;
     int first = best[0] >> 1, last = best[n - 1] >> 1, grouped = 0;
     step_start(s, LOGIC_GROUPED_AIC);
     for (int i = 0; i < n; i++) {

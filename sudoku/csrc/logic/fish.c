@@ -120,21 +120,24 @@ typedef struct {
 static int finned_try(finned_search *q, unsigned all)
 {
     int n = q->n, lines[4];
-    unsigned mk[4], base = 0;
+    unsigned mk[4], base = 0, others = 0;
     for (int j = 0; j < n; j++) {
         lines[j] = q->list[q->idx[j]];
         mk[j] = q->mask[lines[j]];
         base |= 1u << lines[j];
     }
+    for (int l = 0; l < 9; l++)
+        if (!(base >> l & 1))
+            others |= q->mask[l];
     for (int group = 0; group < 3; group++) {
-        unsigned in_group = 7u << (3 * group), outside = 0;
-        for (int j = 0; j < n; j++)
-            outside |= mk[j] & ~in_group;
+        unsigned in_group = 7u << (3 * group), outside = all & ~in_group;
         int need = n - bits9(outside);
-        if (need < 0)
-            continue;
+        if (need <= 0)
+            continue; /* no cover line in the group: nothing to eliminate in the fins' box */
+        if (!(all & in_group & others))
+            continue; /* no line off the base holds the digit where a cover line meets the group */
         int pool[3], pm = 0, p;
-        FOR_DIGITS(p, all & in_group & ~outside)
+        FOR_DIGITS(p, all & in_group)
             pool[pm++] = p - 1;
         if (need > pm)
             continue;
@@ -176,16 +179,17 @@ static int finned_try(finned_search *q, unsigned all)
 }
 
 /* Base line combinations in lexicographic order, pruned once their
- * positions spread past n cover lines and one box's three (adding a line
- * never narrows them). */
+ * positions spread past n - 1 cover lines and one box's three (adding a
+ * line never narrows them): the fish needs a cover line through the fins'
+ * box to remove anything. */
 static int finned_dfs(finned_search *q, int start, int depth, unsigned all)
 {
     if (depth == q->n)
         return bits9(all) > q->n && finned_try(q, all);
     for (int i = start; i <= q->m - (q->n - depth); i++) {
         unsigned next = all | q->mask[q->list[i]];
-        /* outside the group of the fins' box, n cover lines at most */
-        if (bits9(next & ~0x7u) > q->n && bits9(next & ~0x38u) > q->n && bits9(next & ~0x1C0u) > q->n)
+        /* outside the group of the fins' box, n - 1 cover lines at most */
+        if (bits9(next & ~0x7u) >= q->n && bits9(next & ~0x38u) >= q->n && bits9(next & ~0x1C0u) >= q->n)
             continue;
         q->idx[depth] = i;
         if (finned_dfs(q, i + 1, depth + 1, next))
@@ -278,21 +282,14 @@ static int franken_may_cover(const franken_search *q, cells_t rest, int left, in
     int need = popcount(rest) - fins;
     if (need <= 0)
         return 1;
-    int best[3] = {0, 0, 0};
-    for (int u = 0; u < 27; u++) {
-        int kind = u < 9 ? 0 : u < 18 ? 1 : 2;
-        if ((kind != 2 && kind == q->cols) || ((q->base | q->cover) >> u & 1))
-            continue;
-        int k = popcount(UNIT[u] & rest);
-        for (int i = 0; i < left; i++)
-            if (k > best[i]) {
-                int t = best[i];
-                best[i] = k;
-                k = t;
-            }
-    }
-    for (int i = 0; i < left; i++)
-        need -= best[i];
+    /* the cover kind's lines and the boxes, by how many of `rest` each holds */
+    uint32_t units = (q->cols ? 0x7FC01FFu : 0x7FFFE00u) & ~(q->base | q->cover);
+    int holding[10] = {0};
+    for (; units; units &= units - 1)
+        holding[popcount(UNIT[__builtin_ctz(units)] & rest)]++;
+    for (int k = 9; k > 0 && left > 0 && need > 0; k--)
+        for (; holding[k] && left > 0; holding[k]--, left--)
+            need -= k;
     return need <= 0;
 }
 

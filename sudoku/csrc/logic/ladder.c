@@ -9,8 +9,9 @@
 /* ---- The ladder ---- */
 
 /* A rung: its finder, the technique it finds (the easiest, when several),
- * whether it needs a puzzle known to be unique, whether it is local, and
- * the size of its patterns (subsets, fish; else 0). A local rung's step for
+ * whether it needs a puzzle known to be unique, whether it is local, the
+ * size of its patterns (subsets, fish; else 0), and its pass in
+ * logic_solvable's order (see QUICK_PASSES). A local rung's step for
  * a digit d depends on where[d - 1] alone (LOCAL_DIGITS: locked candidates,
  * single-digit patterns, fish) or its step in a unit on the candidates of the unit's
  * cells alone (LOCAL_UNITS: subsets; the locked subsets and Sue de Coq,
@@ -25,54 +26,55 @@ typedef struct {
     int uniqueness;
     int local;
     int size;
+    int pass;
 } rung;
 
 /* HoDoKu's order (its default solver steps, the reference for people
  * who grade by hand), where we have the technique. */
 static const rung LADDER[] = {
-    {find_full_house, LOGIC_FULL_HOUSE, 0, 0, 0},
-    {find_naked_single, LOGIC_NAKED_SINGLE, 0, 0, 0},
-    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, 0, 0},
-    {find_locked_subset, LOGIC_LOCKED_PAIR, 0, LOCAL_UNITS, 2},
-    {find_locked_subset, LOGIC_LOCKED_TRIPLE, 0, LOCAL_UNITS, 3},
-    {find_pointing, LOGIC_POINTING, 0, LOCAL_DIGITS, 0},
-    {find_claiming, LOGIC_CLAIMING, 0, LOCAL_DIGITS, 0},
-    {find_naked_subset, LOGIC_NAKED_PAIR, 0, LOCAL_UNITS, 2},
-    {find_naked_subset, LOGIC_NAKED_TRIPLE, 0, LOCAL_UNITS, 3},
-    {find_hidden_subset, LOGIC_HIDDEN_PAIR, 0, LOCAL_UNITS, 2},
-    {find_hidden_subset, LOGIC_HIDDEN_TRIPLE, 0, LOCAL_UNITS, 3},
-    {find_naked_subset, LOGIC_NAKED_QUAD, 0, LOCAL_UNITS, 4},
-    {find_hidden_subset, LOGIC_HIDDEN_QUAD, 0, LOCAL_UNITS, 4},
-    {find_basic_fish, LOGIC_X_WING, 0, LOCAL_DIGITS, 2},
-    {find_basic_fish, LOGIC_SWORDFISH, 0, LOCAL_DIGITS, 3},
-    {find_basic_fish, LOGIC_JELLYFISH, 0, LOCAL_DIGITS, 4},
-    {find_remote_pair, LOGIC_REMOTE_PAIR, 0, 0, 0},
-    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, 0, 0},
-    {find_skyscraper, LOGIC_SKYSCRAPER, 0, LOCAL_DIGITS, 0},
-    {find_two_string_kite, LOGIC_TWO_STRING_KITE, 0, LOCAL_DIGITS, 0},
-    {find_turbot_fish, LOGIC_TURBOT_FISH, 0, LOCAL_DIGITS, 0},
-    {find_empty_rectangle, LOGIC_EMPTY_RECTANGLE, 0, LOCAL_DIGITS, 0},
-    {find_w_wing, LOGIC_W_WING, 0, 0, 0},
-    {find_xy_wing, LOGIC_XY_WING, 0, 0, 0},
-    {find_xyz_wing, LOGIC_XYZ_WING, 0, 0, 0},
-    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, 0, 0},
-    {find_hidden_rectangle, LOGIC_HIDDEN_RECTANGLE, 1, 0, 0},
-    {find_avoidable_rectangle, LOGIC_AVOIDABLE_RECTANGLE, 1, 0, 0},
-    {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2},
-    {find_finned_fish, LOGIC_FINNED_SWORDFISH, 0, LOCAL_DIGITS, 3},
-    {find_finned_fish, LOGIC_FINNED_JELLYFISH, 0, LOCAL_DIGITS, 4},
-    {find_sue_de_coq, LOGIC_SUE_DE_COQ, 0, LOCAL_UNITS, 0},
-    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, LOCAL_DIGITS, 0},
-    {find_multi_coloring, LOGIC_MULTI_COLORING, 0, LOCAL_DIGITS, 0},
-    {find_x_chain, LOGIC_X_CHAIN, 0, LOCAL_DIGITS, 0},
-    {find_xy_chain, LOGIC_XY_CHAIN, 0, 0, 0},
-    {find_aic, LOGIC_AIC, 0, 0, 0}, /* and nice loops */
-    {find_grouped_chain, LOGIC_GROUPED_AIC, 0, 0, 0}, /* and grouped nice loops */
-    {find_als, LOGIC_ALS_XZ, 0, 0, 0}, /* and ALS-XY-wing and ALS-XY-chain, on the same ALSs */
-    {find_franken_fish, LOGIC_FINNED_FRANKEN_SWORDFISH, 0, LOCAL_DIGITS, 3},
-    {find_forcing, LOGIC_FORCING_CHAIN, 0, 0, 0},
-    {find_nested_forcing, LOGIC_NESTED_FORCING, 0, 0, 0},
-    {find_trial, LOGIC_TRIAL, 0, 0, 0},
+    {find_full_house, LOGIC_FULL_HOUSE, 0, 0, 0, 1},
+    {find_naked_single, LOGIC_NAKED_SINGLE, 0, 0, 0, 1},
+    {find_hidden_single, LOGIC_HIDDEN_SINGLE, 0, 0, 0, 1},
+    {find_locked_subset, LOGIC_LOCKED_PAIR, 0, LOCAL_UNITS, 2, 1},
+    {find_locked_subset, LOGIC_LOCKED_TRIPLE, 0, LOCAL_UNITS, 3, 1},
+    {find_pointing, LOGIC_POINTING, 0, LOCAL_DIGITS, 0, 1},
+    {find_claiming, LOGIC_CLAIMING, 0, LOCAL_DIGITS, 0, 1},
+    {find_naked_subset, LOGIC_NAKED_PAIR, 0, LOCAL_UNITS, 2, 1},
+    {find_naked_subset, LOGIC_NAKED_TRIPLE, 0, LOCAL_UNITS, 3, 1},
+    {find_hidden_subset, LOGIC_HIDDEN_PAIR, 0, LOCAL_UNITS, 2, 1},
+    {find_hidden_subset, LOGIC_HIDDEN_TRIPLE, 0, LOCAL_UNITS, 3, 1},
+    {find_naked_subset, LOGIC_NAKED_QUAD, 0, LOCAL_UNITS, 4, 4},
+    {find_hidden_subset, LOGIC_HIDDEN_QUAD, 0, LOCAL_UNITS, 4, 4},
+    {find_basic_fish, LOGIC_X_WING, 0, LOCAL_DIGITS, 2, 1},
+    {find_basic_fish, LOGIC_SWORDFISH, 0, LOCAL_DIGITS, 3, 1},
+    {find_basic_fish, LOGIC_JELLYFISH, 0, LOCAL_DIGITS, 4, 4},
+    {find_remote_pair, LOGIC_REMOTE_PAIR, 0, 0, 0, 4},
+    {find_bug_plus_one, LOGIC_BUG_PLUS_ONE, 1, 0, 0, 4},
+    {find_skyscraper, LOGIC_SKYSCRAPER, 0, LOCAL_DIGITS, 0, 1},
+    {find_two_string_kite, LOGIC_TWO_STRING_KITE, 0, LOCAL_DIGITS, 0, 1},
+    {find_turbot_fish, LOGIC_TURBOT_FISH, 0, LOCAL_DIGITS, 0, 4},
+    {find_empty_rectangle, LOGIC_EMPTY_RECTANGLE, 0, LOCAL_DIGITS, 0, 4},
+    {find_w_wing, LOGIC_W_WING, 0, 0, 0, 1},
+    {find_xy_wing, LOGIC_XY_WING, 0, 0, 0, 1},
+    {find_xyz_wing, LOGIC_XYZ_WING, 0, 0, 0, 1},
+    {find_unique_rectangle, LOGIC_UNIQUE_RECTANGLE, 1, 0, 0, 4},
+    {find_hidden_rectangle, LOGIC_HIDDEN_RECTANGLE, 1, 0, 0, 4},
+    {find_avoidable_rectangle, LOGIC_AVOIDABLE_RECTANGLE, 1, 0, 0, 4},
+    {find_finned_fish, LOGIC_FINNED_X_WING, 0, LOCAL_DIGITS, 2, 3},
+    {find_finned_fish, LOGIC_FINNED_SWORDFISH, 0, LOCAL_DIGITS, 3, 3},
+    {find_finned_fish, LOGIC_FINNED_JELLYFISH, 0, LOCAL_DIGITS, 4, 4},
+    {find_sue_de_coq, LOGIC_SUE_DE_COQ, 0, LOCAL_UNITS, 0, 3},
+    {find_simple_coloring, LOGIC_SIMPLE_COLORING, 0, LOCAL_DIGITS, 0, 4},
+    {find_multi_coloring, LOGIC_MULTI_COLORING, 0, LOCAL_DIGITS, 0, 4},
+    {find_x_chain, LOGIC_X_CHAIN, 0, LOCAL_DIGITS, 0, 4},
+    {find_xy_chain, LOGIC_XY_CHAIN, 0, 0, 0, 2},
+    {find_aic, LOGIC_AIC, 0, 0, 0, 2}, /* and nice loops */
+    {find_grouped_chain, LOGIC_GROUPED_AIC, 0, 0, 0, 2}, /* and grouped nice loops */
+    {find_als, LOGIC_ALS_XZ, 0, 0, 0, 3}, /* and ALS-XY-wing and ALS-XY-chain, on the same ALSs */
+    {find_franken_fish, LOGIC_FINNED_FRANKEN_SWORDFISH, 0, LOCAL_DIGITS, 3, 4},
+    {find_forcing, LOGIC_FORCING_CHAIN, 0, 0, 0, 4},
+    {find_nested_forcing, LOGIC_NESTED_FORCING, 0, 0, 0, 4},
+    {find_trial, LOGIC_TRIAL, 0, 0, 0, 4},
 };
 
 #define RUNGS (sizeof LADDER / sizeof LADDER[0])
@@ -120,37 +122,42 @@ static int find_local(const logic_board *b, size_t i, const rung_args *all, ladd
     return 0;
 }
 
-/* The ladder from rung `first` on; `memo` is NULL or the solve's memory.
+/* Rung i, if it is allowed here; `memo` is NULL or the solve's memory.
  * `subsumed`: leave out the locked pairs and triples, whose eliminations a
  * naked subset in the box and one in the line make at the same level; a
  * question of whether a puzzle is solvable asks that, since it does not
  * ask which steps. */
-static int find_from(const logic_board *b, int unique, int max_level, size_t first, ladder_memo *memo,
-                     int subsumed, logic_step *out)
+static int try_rung(const logic_board *b, size_t i, int unique, int max_level, ladder_memo *memo,
+                    int subsumed, logic_step *out)
+{
+    const rung *r = &LADDER[i];
+    if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
+        return 0;
+    if (subsumed && (r->technique == LOGIC_LOCKED_PAIR || r->technique == LOGIC_LOCKED_TRIPLE))
+        return 0;
+    rung_args args = {ALL_DIGITS, r->size, r->technique, unique};
+    return r->local ? find_local(b, i, &args, memo, out) : r->find(b, &args, out);
+}
+
+/* The ladder's first step. */
+static int find_from(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out)
 {
     if (b->broken || !b->blanks)
         return 0;
-    for (size_t i = first; i < RUNGS; i++) {
-        const rung *r = &LADDER[i];
-        if (logic_level(r->technique) > max_level || (r->uniqueness && !unique))
-            continue;
-        if (subsumed && (r->technique == LOGIC_LOCKED_PAIR || r->technique == LOGIC_LOCKED_TRIPLE))
-            continue;
-        rung_args args = {ALL_DIGITS, r->size, r->technique, unique};
-        if (r->local ? find_local(b, i, &args, memo, out) : r->find(b, &args, out))
+    for (size_t i = 0; i < RUNGS; i++)
+        if (try_rung(b, i, unique, max_level, memo, 0, out))
             return 1;
-    }
     return 0;
 }
 
 int logic_find(const logic_board *b, int unique, int max_level, logic_step *out)
 {
-    return find_from(b, unique, max_level, 0, NULL, 0, out);
+    return find_from(b, unique, max_level, NULL, out);
 }
 
 static int ladder_find(const logic_board *b, int unique, int max_level, ladder_memo *memo, logic_step *out)
 {
-    return find_from(b, unique, max_level, 0, memo, 0, out);
+    return find_from(b, unique, max_level, memo, out);
 }
 
 /* The rungs before this one are the singles. */
@@ -186,7 +193,31 @@ static int place_singles(logic_board *b)
     return placed;
 }
 
-int logic_solvable(logic_board *b, int unique, int max_level)
+/* Passes of logic_solvable's order. A question of whether a puzzle is
+ * solvable does not ask which step comes first, so it tries the rungs in
+ * the order that gets there soonest, not HoDoKu's: first the cheap ones
+ * that often find something (pass 1: subsets, X-wing, swordfish, the
+ * two-link patterns and wings), then the chains, which find most of what
+ * the rest would (pass 2), then the finned fish, Sue de Coq and the ALSs
+ * (pass 3), then everything else, each pass in the ladder's order. Every
+ * rung's eliminations are sound, and a pattern that applies keeps applying,
+ * or leaves a simpler step, as other candidates go (the uniqueness rungs
+ * could in principle be the exception), so the puzzle ends solved, or
+ * stuck, in either order: docs/hints.md, Generate, says on how many
+ * puzzles this was checked. */
+#define QUICK_PASSES 4
+
+static int find_quickest(const logic_board *b, int unique, int max_level, int passes, ladder_memo *memo,
+                         logic_step *out)
+{
+    for (int pass = 1; pass <= passes; pass++)
+        for (size_t i = AFTER_SINGLES; i < RUNGS; i++)
+            if (LADDER[i].pass == pass && try_rung(b, i, unique, max_level, memo, 1, out))
+                return 1;
+    return 0;
+}
+
+int logic_solvable_within(logic_board *b, int unique, int max_level, int passes)
 {
     logic_step s;
     ladder_memo memo;
@@ -194,11 +225,16 @@ int logic_solvable(logic_board *b, int unique, int max_level)
     while (!b->broken && b->blanks) {
         if (place_singles(b))
             continue;
-        if (!find_from(b, unique, max_level, AFTER_SINGLES, &memo, 1, &s))
+        if (!find_quickest(b, unique, max_level, passes, &memo, &s))
             break;
         logic_apply(b, &s);
     }
     return !b->broken && !b->blanks;
+}
+
+int logic_solvable(logic_board *b, int unique, int max_level)
+{
+    return logic_solvable_within(b, unique, max_level, QUICK_PASSES);
 }
 
 /* ---- Grading ---- */
@@ -296,7 +332,7 @@ void logic_solve(logic_board *b, int unique, int max_level, logic_grade *g)
     logic_step s;
     ladder_memo memo;
     memset(memo.known, 0, sizeof memo.known);
-    while (find_from(b, unique, max_level, 0, &memo, 0, &s)) {
+    while (find_from(b, unique, max_level, &memo, &s)) {
         logic_apply(b, &s);
         g->steps++;
         g->counts[s.technique]++;

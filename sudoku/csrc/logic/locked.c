@@ -149,31 +149,56 @@ static int find_locked_subset(const logic_board *b, const rung_args *args, logic
 /* Sue de Coq: the most cells looked for on each side of the intersection. */
 #define SDC_SIDE 3
 
-/* The subsets of up to SDC_SIDE blank cells of `area` whose digits share
- * one with `digits` and add at most two others: their cells and digits.
- * Returns how many (at most 41: the subsets of 1-3 of 6 cells). */
-static int sdc_sides(const logic_board *b, cells_t area, unsigned digits, cells_t *sets, unsigned *masks)
+/* The subsets of up to SDC_SIDE blank cells of an area (at most 6 cells)
+ * whose digits share one with the intersection's and add at most two
+ * others: each a pick of the area's blank cells (bit i for list[i]) and its
+ * digits. At most 41 (the subsets of 1-3 of 6 cells). */
+typedef struct {
+    int list[6];
+    int n;
+    uint8_t pick[64];
+    unsigned mask[64];
+} sdc_side;
+
+static void sdc_sides(const logic_board *b, cells_t area, unsigned digits, sdc_side *side)
 {
-    int list[6], m = 0, c, k = 0;
+    int m = 0, c;
     FOR_CELLS(c, area)
         if (b->cand[c] && m < 6)
-            list[m++] = c;
+            side->list[m++] = c;
+    unsigned of[64]; /* the digits of each pick, from the pick without its lowest cell */
+    of[0] = 0;
+    side->n = 0;
     for (unsigned pick = 1; pick < (1u << m); pick++) {
-        if (bits9(pick) > SDC_SIDE)
+        unsigned mask = of[pick] = of[pick & (pick - 1)] | b->cand[side->list[__builtin_ctz(pick)]];
+        if (bits9(pick) > SDC_SIDE || !(mask & digits) || bits9(mask & ~digits) > 2)
             continue;
-        unsigned mask = 0;
-        cells_t set = 0;
-        int i;
-        FOR_DIGITS(i, pick) {
-            mask |= b->cand[list[i - 1]];
-            set |= BIT(list[i - 1]);
-        }
-        if ((mask & digits) && bits9(mask & ~digits) <= 2) {
-            sets[k] = set;
-            masks[k++] = mask;
-        }
+        side->pick[side->n] = (uint8_t)pick;
+        side->mask[side->n++] = mask;
     }
-    return k;
+}
+
+/* The cells of side x. */
+static cells_t sdc_cells(const sdc_side *side, int x)
+{
+    cells_t set = 0;
+    int i;
+    FOR_DIGITS(i, side->pick[x])
+        set |= BIT(side->list[i - 1]);
+    return set;
+}
+
+/* Sue de Coq's count, the n + k + m cells holding n + k + m digits, split
+ * between a line side and a box side that share no digit: with V the
+ * intersection's digits, |V u L| - n - k = m - |B - V|. */
+static int sdc_line_key(unsigned v, int n, const sdc_side *line, int x)
+{
+    return bits9(v | line->mask[x]) - n - bits9(line->pick[x]);
+}
+
+static int sdc_box_key(unsigned v, const sdc_side *box, int y)
+{
+    return bits9(box->pick[y]) - bits9(box->mask[y] & ~v);
 }
 
 /*
@@ -189,8 +214,7 @@ static int sdc_sides(const logic_board *b, cells_t area, unsigned digits, cells_
  */
 static int find_sue_de_coq(const logic_board *b, const rung_args *args, logic_step *s)
 {
-    cells_t line_sets[64], box_sets[64];
-    unsigned line_masks[64], box_masks[64];
+    sdc_side line_side, box_side;
     for (int box = 0; box < 9; box++)
         for (int i = 0; i < 6; i++) {
             int line = box_line(box, i), list[3], m = 0, c;
@@ -212,17 +236,29 @@ static int find_sue_de_coq(const logic_board *b, const rung_args *args, logic_st
                 }
                 if (bits9(v) < n + 2)
                     continue;
-                int nl = sdc_sides(b, UNIT[line] & ~here, v, line_sets, line_masks);
-                int nb = sdc_sides(b, UNIT[18 + box] & ~here, v, box_sets, box_masks);
-                for (int x = 0; x < nl; x++)
-                    for (int y = 0; y < nb; y++) {
-                        unsigned lm = line_masks[x], bm = box_masks[y];
+                sdc_sides(b, UNIT[line] & ~here, v, &line_side);
+                if (!line_side.n)
+                    continue;
+                sdc_sides(b, UNIT[18 + box] & ~here, v, &box_side);
+                /* the box sides by their key (-1..3), each in order, so a line
+                 * side meets only those that make the count */
+                uint8_t by_key[5][64];
+                int keyed[5] = {0};
+                for (int y = 0; y < box_side.n; y++) {
+                    int key = sdc_box_key(v, &box_side, y) + 1;
+                    by_key[key][keyed[key]++] = (uint8_t)y;
+                }
+                for (int x = 0; x < line_side.n; x++) {
+                    int key = sdc_line_key(v, n, &line_side, x) + 1;
+                    if (key < 0 || key > 4)
+                        continue;
+                    for (int i = 0; i < keyed[key]; i++) {
+                        int y = by_key[key][i];
+                        unsigned lm = line_side.mask[x], bm = box_side.mask[y];
                         if (lm & bm)
                             continue;
-                        int cells = n + popcount(line_sets[x]) + popcount(box_sets[y]);
-                        if (bits9(v | lm | bm) != cells)
-                            continue;
-                        cells_t used = core | line_sets[x] | box_sets[y];
+                        cells_t line_set = sdc_cells(&line_side, x), box_set = sdc_cells(&box_side, y);
+                        cells_t used = core | line_set | box_set;
                         cells_t line_rest = UNIT[line] & ~used, box_rest = UNIT[18 + box] & ~used;
                         unsigned from_line = lm | (v & ~bm), from_box = bm | (v & ~lm);
                         int any = 0, d;
@@ -239,15 +275,16 @@ static int find_sue_de_coq(const logic_board *b, const rung_args *args, logic_st
                             step_eliminate(s, b, box_rest, d);
                         FOR_CELLS(c, core)
                             s->pattern[0][c] = b->cand[c];
-                        FOR_CELLS(c, line_sets[x])
+                        FOR_CELLS(c, line_set)
                             s->pattern[1][c] = b->cand[c];
-                        FOR_CELLS(c, box_sets[y])
+                        FOR_CELLS(c, box_set)
                             s->pattern[2][c] = b->cand[c];
                         step_unit(s, 18 + box);
                         step_unit(s, line);
                         s->digits = (uint16_t)(v | lm | bm);
                         return 1;
                     }
+                }
             }
         }
     return 0;
