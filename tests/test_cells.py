@@ -328,6 +328,8 @@ def test_a_batch_calls_jobs_spread_over_the_cells_and_answer_in_order(two_cells)
         rng = random.Random(6)
         sources = puzzles("17_clue") + puzzles("invalid_no_solution")
         boards = [relabelled(rng.choice(sources), rng) for _ in range(600)]
+        # Jobs go in turn over the cells this service sees up: both, before it starts.
+        until(lambda: all(cell.serving for cell in service.app.cells.all), "the service saw both cells up", TIMEOUT)
         before = [routed(0), routed(1)]
         with grpc.insecure_channel(service.address) as channel:
             stub = pb_grpc.SudokuStub(channel)

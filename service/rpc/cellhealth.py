@@ -58,7 +58,12 @@ class CellHealth:
     async def first_look(self) -> None:
         """Each cell's state as the service starts, and the status it implies."""
         for cell in self.cells.all:
-            cell.serving = await redis_ok(cell.redis)
+            # As for the monitor: one late PING may be this process, busy
+            # starting up, so a cell is down only when FAILED_PINGS miss.
+            for _ in range(FAILED_PINGS):
+                cell.serving = await redis_ok(cell.redis)
+                if cell.serving:
+                    break
             if cell.serving:
                 with contextlib.suppress(RedisError, OSError):
                     await cell.jobs.count_workers(cell.redis)

@@ -1,0 +1,59 @@
+"""A cell's verdict as the service starts (service/rpc/cellhealth.py): down
+only after FAILED_PINGS missed PINGs in a row, as the monitor's."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from types import SimpleNamespace
+
+import pytest
+from grpc_health.v1.health import aio as health_aio
+from redis.asyncio import Redis as AsyncRedis
+
+from launcher.embedded_redis import EmbeddedRedis
+from service.rpc import cellhealth
+
+
+async def _no_count(redis) -> None:
+    """The workers' count, which this test does not look at."""
+
+
+@pytest.mark.parametrize("missed", [1, cellhealth.FAILED_PINGS])
+def test_a_cell_is_down_at_start_only_after_the_monitors_missed_pings(monkeypatch, missed):
+    """Redis stopped as the service starts, and continued after `missed`
+    PINGs timed out: one missed PING (a process busy starting up) leaves the
+    cell serving, FAILED_PINGS of them mark it down."""
+    server = EmbeddedRedis().start()
+    looks: list[bool] = []
+    ping = cellhealth.redis_ok
+
+    async def counted(redis) -> bool:
+        ok = await ping(redis)
+        looks.append(ok)
+        if len(looks) == missed:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        return ok
+
+    monkeypatch.setattr(cellhealth, "redis_ok", counted)
+
+    async def first_look() -> bool:
+        redis = AsyncRedis.from_url(server.url)
+        cell = SimpleNamespace(name="0", redis=redis, serving=True, jobs=SimpleNamespace(count_workers=_no_count))
+        try:
+            await cellhealth.CellHealth(health_aio.HealthServicer(), SimpleNamespace(all=[cell])).first_look()
+        finally:
+            await redis.aclose()
+        return cell.serving
+
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        serving = asyncio.run(first_look())
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+        server.stop()
+    if missed < cellhealth.FAILED_PINGS:
+        assert looks == [False, True] and serving
+    else:
+        assert looks == [False] * missed and not serving
