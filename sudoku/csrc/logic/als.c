@@ -44,6 +44,49 @@ static cells_t als_seen(const als_list *l, const als_t *a, int x)
     return l->seen[a->seen + bits9(a->digits & ((1u << (x - 1)) - 1))];
 }
 
+/* The ALSs of `size` cells among unit u's cells list[start..m - 1], `depth`
+ * of them chosen (`set`, holding `digits`), in lexicographic order; 0 once
+ * the list is full. A choice whose digits are already more than size + 1
+ * has no ALS among its extensions: they hold those digits too. */
+static int collect_als_in(const logic_board *b, als_list *l, int u, int size, const int *list, int m, int start,
+                          int depth, unsigned digits, cells_t set)
+{
+    if (depth == size) {
+        if (bits9(digits) != size + 1)
+            return 1;
+        if (u >= 18 && size > 1) {
+            int c = first_cell(set);
+            if (!(set & ~UNIT[row_of(c)]) || !(set & ~UNIT[9 + col_of(c)]))
+                return 1;
+        }
+        if (l->n == ALS_MAX || l->n_seen + size + 1 > ALS_SEEN_MAX)
+            return 0;
+        als_t *a = &l->als[l->n++];
+        a->cells = set;
+        a->digits = (uint16_t)digits;
+        a->unit = (uint8_t)u;
+        a->size = (uint8_t)size;
+        a->seen = (uint16_t)l->n_seen;
+        a->outs = 0;
+        int x;
+        FOR_DIGITS(x, digits) {
+            cells_t seen = common_peers(b->where[x - 1] & set);
+            l->seen[l->n_seen++] = seen;
+            if (seen & b->where[x - 1])
+                a->outs |= (uint16_t)(1u << (x - 1));
+        }
+        return 1;
+    }
+    for (int i = start; i <= m - (size - depth); i++) {
+        unsigned with = digits | b->cand[list[i]];
+        if (bits9(with) > size + 1)
+            continue;
+        if (!collect_als_in(b, l, u, size, list, m, i + 1, depth + 1, with, set | BIT(list[i])))
+            return 0;
+    }
+    return 1;
+}
+
 /* Every ALS, smallest first, then by unit (rows, columns, boxes) and cells.
  * A set found in a row or column is not listed again for its box, nor a
  * single cell for its column and box. */
@@ -63,39 +106,8 @@ static void collect_als(const logic_board *b, als_list *l)
             }
             if (m <= size)
                 continue;
-            int idx[ALS_MAX_SIZE];
-            first_combination(idx, size);
-            do {
-                unsigned digits = 0;
-                cells_t set = 0;
-                for (int j = 0; j < size; j++) {
-                    digits |= b->cand[list[idx[j]]];
-                    set |= BIT(list[idx[j]]);
-                }
-                if (bits9(digits) != size + 1)
-                    continue;
-                if (u >= 18 && size > 1) {
-                    int c = first_cell(set);
-                    if (!(set & ~UNIT[row_of(c)]) || !(set & ~UNIT[9 + col_of(c)]))
-                        continue;
-                }
-                if (l->n == ALS_MAX || l->n_seen + size + 1 > ALS_SEEN_MAX)
-                    return;
-                als_t *a = &l->als[l->n++];
-                a->cells = set;
-                a->digits = (uint16_t)digits;
-                a->unit = (uint8_t)u;
-                a->size = (uint8_t)size;
-                a->seen = (uint16_t)l->n_seen;
-                a->outs = 0;
-                int x;
-                FOR_DIGITS(x, digits) {
-                    cells_t seen = common_peers(b->where[x - 1] & set);
-                    l->seen[l->n_seen++] = seen;
-                    if (seen & b->where[x - 1])
-                        a->outs |= (uint16_t)(1u << (x - 1));
-                }
-            } while (next_combination(idx, size, m));
+            if (!collect_als_in(b, l, u, size, list, m, 0, 0, 0, 0))
+                return;
         }
     }
 }
