@@ -471,6 +471,11 @@ typedef struct {
     uint16_t *at;       /* the states of the level being expanded */
     uint16_t *als_of;   /* per state, its ALS */
     uint8_t *digit_of;  /* and the common it is entered by */
+    /* per state (j, x), the states a chain goes on to from it: its kept
+     * pairs' (j', y), y not x, in succ[succ_first[k]..succ_first[k + 1] - 1];
+     * a batch expands most states at several depths */
+    uint32_t *succ_first;
+    uint16_t *succ;
 } als_lanes;
 
 #define ALS_LANES_BYTES (8 + 9 * 8 + 9 * 8 + 2 + 1 + 2 + 2 + 1)
@@ -579,19 +584,10 @@ static uint64_t als_chain_lanes(const logic_board *b, als_work *w, als_lanes *ln
             }
             if (depth == ALS_CHAIN_MAX || !nf)
                 continue;
-            unsigned other = ~(1u << (x - 1));
-            for (int list = 0; list < 2; list++) {
-                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
-                int from = list ? w->up_first[j] : w->down_first[j];
-                int end = list ? w->up_first[j + 1] : w->down_first[j + 1];
-                for (int e = from; e < end; e++) {
-                    int y;
-                    FOR_DIGITS(y, common[e] & other) {
-                        int kk = als_state_index(l, to[e], y);
-                        for (int g = 0; g < nf; g++)
-                            als_lanes_add(ln, &nt, kk, fs[g], fm[g]);
-                    }
-                }
+            for (uint32_t e = ln->succ_first[k]; e < ln->succ_first[k + 1]; e++) {
+                int kk = ln->succ[e];
+                for (int g = 0; g < nf; g++)
+                    als_lanes_add(ln, &nt, kk, fs[g], fm[g]);
             }
         }
         if (depth == ALS_CHAIN_MAX) {
@@ -642,6 +638,65 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
             ln->digit_of[k++] = (uint8_t)x;
         }
     }
+    /* the successor lists: counted, then filled */
+    uint32_t *first_of = malloc(((size_t)ns + 2) * sizeof *first_of);
+    if (!first_of) {
+        free(mem);
+        for (int a = 0; a < l->n; a++)
+            if (als_chain_from(b, w, cw, a, s))
+                return 1;
+        return 0;
+    }
+    memset(first_of, 0, ((size_t)ns + 2) * sizeof *first_of);
+    ln->succ = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int j = 0; j < l->n; j++) {
+            /* j's states are seen.., one per digit up */
+            int k0 = l->als[j].seen, nd = bits9(l->als[j].digits);
+            unsigned digits = l->als[j].digits;
+            for (int list = 0; list < 2; list++) {
+                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+                int from = list ? w->up_first[j] : w->down_first[j];
+                int end = list ? w->up_first[j + 1] : w->down_first[j + 1];
+                for (int e = from; e < end; e++) {
+                    int y;
+                    FOR_DIGITS(y, common[e]) {
+                        int ky = k0 + bits9(digits & ((1u << (y - 1)) - 1));
+                        if (!pass) { /* every state of j but (j, y) gains one */
+                            first_of[k0 + 1]++;
+                            first_of[k0 + nd + 1]--;
+                            first_of[ky + 1]--;
+                            first_of[ky + 2]++;
+                            continue;
+                        }
+                        int kk = als_state_index(l, to[e], y);
+                        for (int k = k0; k < k0 + nd; k++)
+                            if (k != ky)
+                                ln->succ[first_of[k + 1]++] = (uint16_t)kk;
+                    }
+                }
+            }
+        }
+        if (pass)
+            break;
+        for (int k = 0; k < ns; k++) /* the counts from their differences */
+            first_of[k + 1] += first_of[k];
+        for (int k = 0; k < ns; k++) /* and the lists' ends from the counts */
+            first_of[k + 1] += first_of[k];
+        ln->succ = malloc((size_t)first_of[ns] * sizeof *ln->succ + 1);
+        if (!ln->succ) {
+            free(first_of);
+            free(mem);
+            for (int a = 0; a < l->n; a++)
+                if (als_chain_from(b, w, cw, a, s))
+                    return 1;
+            return 0;
+        }
+        /* filled at first_of[k + 1], which ends as the next list's start */
+        memmove(first_of + 1, first_of, (size_t)ns * sizeof *first_of);
+        first_of[0] = 0;
+    }
+    ln->succ_first = first_of;
     int result = 0;
     for (int a = 0; a < l->n && !result;) {
         int starts[64], n = 0;
@@ -651,6 +706,8 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
         for (uint64_t t = als_chain_lanes(b, w, ln, starts, n); t && !result; t &= t - 1)
             result = als_chain_from(b, w, cw, starts[__builtin_ctzll(t)], s);
     }
+    free(ln->succ);
+    free(first_of);
     free(mem);
     return result;
 }
