@@ -6,6 +6,8 @@
  */
 #include "logic/internal.h"
 
+#include <stdlib.h>
+
 /*
  * An almost locked set (ALS) is n cells of one unit holding n + 1 digits
  * between them: take one digit away and the rest is locked. Two ALSs A and B
@@ -42,6 +44,49 @@ static cells_t als_seen(const als_list *l, const als_t *a, int x)
     return l->seen[a->seen + bits9(a->digits & ((1u << (x - 1)) - 1))];
 }
 
+/* The ALSs of `size` cells among unit u's cells list[start..m - 1], `depth`
+ * of them chosen (`set`, holding `digits`), in lexicographic order; 0 once
+ * the list is full. A choice whose digits are already more than size + 1
+ * has no ALS among its extensions: they hold those digits too. */
+static int collect_als_in(const logic_board *b, als_list *l, int u, int size, const int *list, int m, int start,
+                          int depth, unsigned digits, cells_t set)
+{
+    if (depth == size) {
+        if (bits9(digits) != size + 1)
+            return 1;
+        if (u >= 18 && size > 1) {
+            int c = first_cell(set);
+            if (!(set & ~UNIT[row_of(c)]) || !(set & ~UNIT[9 + col_of(c)]))
+                return 1;
+        }
+        if (l->n == ALS_MAX || l->n_seen + size + 1 > ALS_SEEN_MAX)
+            return 0;
+        als_t *a = &l->als[l->n++];
+        a->cells = set;
+        a->digits = (uint16_t)digits;
+        a->unit = (uint8_t)u;
+        a->size = (uint8_t)size;
+        a->seen = (uint16_t)l->n_seen;
+        a->outs = 0;
+        int x;
+        FOR_DIGITS(x, digits) {
+            cells_t seen = common_peers(b->where[x - 1] & set);
+            l->seen[l->n_seen++] = seen;
+            if (seen & b->where[x - 1])
+                a->outs |= (uint16_t)(1u << (x - 1));
+        }
+        return 1;
+    }
+    for (int i = start; i <= m - (size - depth); i++) {
+        unsigned with = digits | b->cand[list[i]];
+        if (bits9(with) > size + 1)
+            continue;
+        if (!collect_als_in(b, l, u, size, list, m, i + 1, depth + 1, with, set | BIT(list[i])))
+            return 0;
+    }
+    return 1;
+}
+
 /* Every ALS, smallest first, then by unit (rows, columns, boxes) and cells.
  * A set found in a row or column is not listed again for its box, nor a
  * single cell for its column and box. */
@@ -61,39 +106,8 @@ static void collect_als(const logic_board *b, als_list *l)
             }
             if (m <= size)
                 continue;
-            int idx[ALS_MAX_SIZE];
-            first_combination(idx, size);
-            do {
-                unsigned digits = 0;
-                cells_t set = 0;
-                for (int j = 0; j < size; j++) {
-                    digits |= b->cand[list[idx[j]]];
-                    set |= BIT(list[idx[j]]);
-                }
-                if (bits9(digits) != size + 1)
-                    continue;
-                if (u >= 18 && size > 1) {
-                    int c = first_cell(set);
-                    if (!(set & ~UNIT[row_of(c)]) || !(set & ~UNIT[9 + col_of(c)]))
-                        continue;
-                }
-                if (l->n == ALS_MAX || l->n_seen + size + 1 > ALS_SEEN_MAX)
-                    return;
-                als_t *a = &l->als[l->n++];
-                a->cells = set;
-                a->digits = (uint16_t)digits;
-                a->unit = (uint8_t)u;
-                a->size = (uint8_t)size;
-                a->seen = (uint16_t)l->n_seen;
-                a->outs = 0;
-                int x;
-                FOR_DIGITS(x, digits) {
-                    cells_t seen = common_peers(b->where[x - 1] & set);
-                    l->seen[l->n_seen++] = seen;
-                    if (seen & b->where[x - 1])
-                        a->outs |= (uint16_t)(1u << (x - 1));
-                }
-            } while (next_combination(idx, size, m));
+            if (!collect_als_in(b, l, u, size, list, m, 0, 0, 0, 0))
+                return;
         }
     }
 }
@@ -355,6 +369,236 @@ typedef struct {
     als_state q[ALS_CHAIN_STATES];
 } als_chain_work;
 
+/* The chain search from first ALS a (see find_als_xy_chain). */
+static int als_chain_from(const logic_board *b, als_work *w, als_chain_work *cw, int a, logic_step *s)
+{
+    const als_list *l = &w->list;
+    const als_t *first = &l->als[a];
+    if (!first->outs)
+        return 0; /* no chain from it removes anything */
+    memset(cw->seen, 0, (size_t)l->n * sizeof cw->seen[0]);
+    cw->seen[a] = 0xFFFF; /* a chain does not come back to A1 */
+    int head = 0, tail = 0;
+    int m = als_partners(b, w, a);
+    for (int i = 0; i < m && tail < ALS_CHAIN_STATES; i++) {
+        int x;
+        FOR_DIGITS(x, w->common[i]) {
+            if (tail == ALS_CHAIN_STATES || (cw->seen[w->partner[i]] >> x & 1))
+                continue;
+            cw->seen[w->partner[i]] |= (uint16_t)(1u << x);
+            cw->q[tail++] = (als_state){(int16_t)w->partner[i], -1, (uint8_t)x, (uint8_t)x, 2};
+        }
+    }
+    while (head < tail) {
+        int at = head++;
+        als_state st = cw->q[at];
+        const als_t *last = &l->als[st.als];
+        if (st.depth >= 3) {
+            unsigned zs = first->outs & last->outs & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
+            int z = als_z_step(b, l, first, last, zs, LOGIC_ALS_XY_CHAIN, s);
+            if (z) {
+                int chain[ALS_CHAIN_MAX], n = 0;
+                for (int k = at; k >= 0; k = cw->q[k].from) {
+                    chain[n++] = cw->q[k].als;
+                    s->digits |= (uint16_t)(1u << (cw->q[k].rcc - 1));
+                }
+                chain[n++] = a;
+                for (int k = n - 1; k >= 0; k--)
+                    als_mark(b, s, k == n - 1 ? 0 : k == 0 ? 1 : 2, &l->als[chain[k]]);
+                s->digits |= (uint16_t)(1u << (z - 1));
+                s->variant = n;
+                return 1;
+            }
+        }
+        if (st.depth == ALS_CHAIN_MAX)
+            continue;
+        if (tail == ALS_CHAIN_STATES)
+            continue; /* nothing more is kept */
+        /* the commons by which each partner is entered and was not yet:
+         * seen[j] bit x is common x - 1's bit; A1's seen is full */
+        unsigned other = ~(1u << (st.rcc - 1));
+        if (w->pairs >= 0) {
+            /* the kept pairs read in place, down then up, list order */
+            for (int list = 0; list < 2 && tail < ALS_CHAIN_STATES; list++) {
+                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+                int from = list ? w->up_first[st.als] : w->down_first[st.als];
+                int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
+                for (int e = from; e < end; e++) {
+                    int j = to[e];
+                    unsigned fresh = common[e] & other & ~((unsigned)cw->seen[j] >> 1);
+                    if (!fresh)
+                        continue;
+                    cw->seen[j] |= (uint16_t)(fresh << 1);
+                    int x;
+                    FOR_DIGITS(x, fresh) {
+                        cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first,
+                                                    (uint8_t)(st.depth + 1)};
+                        if (tail == ALS_CHAIN_STATES)
+                            break;
+                    }
+                    if (tail == ALS_CHAIN_STATES)
+                        break;
+                }
+            }
+            continue;
+        }
+        m = als_partners(b, w, st.als);
+        for (int e = 0; e < m; e++) {
+            int j = w->partner[e];
+            if (j == a)
+                continue;
+            int x;
+            FOR_DIGITS(x, w->common[e] & other) {
+                if (tail == ALS_CHAIN_STATES || (cw->seen[j] >> x & 1))
+                    continue;
+                cw->seen[j] |= (uint16_t)(1u << x);
+                cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first, (uint8_t)(st.depth + 1)};
+            }
+        }
+    }
+    return 0;
+}
+
+/* The lanes' work, sized for a board's ALS states (n_seen of them). A
+ * level touches few states, so only they are cleared (mark is zero between
+ * levels), and nothing needs zeroing when it is allocated but mark. */
+typedef struct {
+    uint64_t *seen;     /* per state, the lanes that reached it */
+    uint64_t *next;     /* per state k and first common f, 9 * k + f - 1: the lanes reaching it next */
+    uint64_t *cur;      /* per state of the level being expanded (at), its 9 such lanes */
+    uint16_t *touched;  /* the states with some next, once each */
+    uint8_t *mark;      /* per state, whether it is in touched */
+    uint16_t *at;       /* the states of the level being expanded */
+    uint16_t *als_of;   /* per state, its ALS */
+    uint8_t *digit_of;  /* and the common it is entered by */
+    /* per state (j, x), the states a chain goes on to from it: its kept
+     * pairs' (j', y), y not x, in succ[succ_first[k]..succ_first[k + 1] - 1];
+     * a batch expands most states at several depths */
+    uint32_t *succ_first;
+    uint16_t *succ;
+} als_lanes;
+
+#define ALS_LANES_BYTES (8 + 9 * 8 + 9 * 8 + 2 + 1 + 2 + 2 + 1)
+
+/* The index of state (j, x) in als_lanes' arrays (x is a digit of j). */
+static inline int als_state_index(const als_list *l, int j, int x)
+{
+    return l->als[j].seen + bits9(l->als[j].digits & ((1u << (x - 1)) - 1));
+}
+
+/* Lanes `bits` reach state k with first common f next. */
+static inline void als_lanes_add(als_lanes *ln, int *nt, int k, int f, uint64_t bits)
+{
+    if (!ln->mark[k]) {
+        ln->mark[k] = 1;
+        ln->touched[(*nt)++] = (uint16_t)k;
+        memset(&ln->next[9 * k], 0, 9 * sizeof ln->next[0]);
+    }
+    ln->next[9 * k + f - 1] |= bits;
+}
+
+/*
+ * Of the first ALSs starts[0..n-1] (n <= 64, each with outs), the bits of
+ * those from which als_chain_from may find a chain: 64 searches at once,
+ * one bit each, level by level (as chains.c's shortest chains). Most first
+ * ALSs start no chain, and each search visited its states again. A search
+ * keeps state (j, x) once, at the first depth it reaches it, and what it
+ * leads to does not depend on the first common it carries, so a bit of
+ * (j, x) at a level is exactly a search reaching it first at that depth;
+ * of its first common the lanes keep every one that arrives at that depth
+ * (the search keeps the first of them), and they do not stop at the cap
+ * on states (the search keeps a prefix of the same states). So a bit is
+ * set where the search may find nothing (it is then asked, and finds
+ * nothing), never the other way round: which chain is found is still the
+ * search's.
+ */
+static uint64_t als_chain_lanes(const logic_board *b, als_work *w, als_lanes *ln, const int *starts, int n)
+{
+    const als_list *l = &w->list;
+    memset(ln->seen, 0, (size_t)l->n_seen * sizeof ln->seen[0]);
+    int nt = 0;
+    for (int i = 0; i < n; i++) {
+        int a = starts[i];
+        uint64_t bit = 1ull << i;
+        const als_t *first = &l->als[a];
+        for (int k = 0; k < bits9(first->digits); k++)
+            ln->seen[first->seen + k] |= bit; /* a chain does not come back to A1 */
+        for (int list = 0; list < 2; list++) {
+            const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+            int from = list ? w->up_first[a] : w->down_first[a];
+            int end = list ? w->up_first[a + 1] : w->down_first[a + 1];
+            for (int e = from; e < end; e++) {
+                int x;
+                FOR_DIGITS(x, common[e])
+                    als_lanes_add(ln, &nt, als_state_index(l, to[e], x), x, bit);
+            }
+        }
+    }
+    uint64_t found = 0;
+    for (int depth = 2; nt; depth++) {
+        /* the states first reached at this depth, less the lanes already found */
+        int m = 0;
+        for (int t = 0; t < nt; t++) {
+            int k = ln->touched[t];
+            ln->mark[k] = 0;
+            uint64_t old = ln->seen[k] | found, any = 0;
+            for (int f = 0; f < 9; f++) {
+                uint64_t fresh = ln->next[9 * k + f] & ~old;
+                ln->cur[9 * m + f] = fresh;
+                any |= fresh;
+            }
+            if (!any)
+                continue;
+            ln->seen[k] |= any;
+            ln->at[m++] = (uint16_t)k;
+        }
+        nt = 0;
+        for (int i0 = 0; i0 < m; i0++) {
+            int k = ln->at[i0], j = ln->als_of[k], x = ln->digit_of[k];
+            const als_t *last = &l->als[j];
+            int fs[9], nf = 0;
+            uint64_t fm[9];
+            for (int f = 1; f <= 9; f++) {
+                uint64_t bits = ln->cur[9 * i0 + f - 1] & ~found;
+                if (!bits)
+                    continue;
+                if (depth >= 3) {
+                    for (uint64_t t = bits; t; t &= t - 1) {
+                        int i = __builtin_ctzll(t);
+                        const als_t *first = &l->als[starts[i]];
+                        unsigned zs = first->outs & last->outs & ~(1u << (x - 1)) & ~(1u << (f - 1));
+                        int z;
+                        FOR_DIGITS(z, zs) {
+                            if (als_z_out(b, l, first, last, z, NULL)) {
+                                found |= 1ull << i;
+                                break;
+                            }
+                        }
+                    }
+                    bits &= ~found;
+                }
+                if (bits) {
+                    fs[nf] = f;
+                    fm[nf++] = bits;
+                }
+            }
+            if (depth == ALS_CHAIN_MAX || !nf)
+                continue;
+            for (uint32_t e = ln->succ_first[k]; e < ln->succ_first[k + 1]; e++) {
+                int kk = ln->succ[e];
+                for (int g = 0; g < nf; g++)
+                    als_lanes_add(ln, &nt, kk, fs[g], fm[g]);
+            }
+        }
+        if (depth == ALS_CHAIN_MAX) {
+            for (int t = 0; t < nt; t++)
+                ln->mark[ln->touched[t]] = 0;
+            break;
+        }
+    }
+    return found;
+}
+
 /*
  * ALS-XY-chain: ALSs A1, A2, ..., An (n >= 3), each sharing a restricted
  * common with the next, two in a row never the same. If A1 lacked z it
@@ -369,92 +613,103 @@ typedef struct {
 static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *cw, logic_step *s)
 {
     const als_list *l = &w->list;
-    for (int a = 0; a < l->n; a++) {
-        const als_t *first = &l->als[a];
-        if (!first->outs)
-            continue; /* no chain from it removes anything */
-        memset(cw->seen, 0, (size_t)l->n * sizeof cw->seen[0]);
-        cw->seen[a] = 0xFFFF; /* a chain does not come back to A1 */
-        int head = 0, tail = 0;
-        int m = als_partners(b, w, a);
-        for (int i = 0; i < m && tail < ALS_CHAIN_STATES; i++) {
-            int x;
-            FOR_DIGITS(x, w->common[i]) {
-                if (tail == ALS_CHAIN_STATES || (cw->seen[w->partner[i]] >> x & 1))
-                    continue;
-                cw->seen[w->partner[i]] |= (uint16_t)(1u << x);
-                cw->q[tail++] = (als_state){(int16_t)w->partner[i], -1, (uint8_t)x, (uint8_t)x, 2};
-            }
-        }
-        while (head < tail) {
-            int at = head++;
-            als_state st = cw->q[at];
-            const als_t *last = &l->als[st.als];
-            if (st.depth >= 3) {
-                unsigned zs = first->outs & last->outs & ~(1u << (st.first - 1)) & ~(1u << (st.rcc - 1));
-                int z = als_z_step(b, l, first, last, zs, LOGIC_ALS_XY_CHAIN, s);
-                if (z) {
-                    int chain[ALS_CHAIN_MAX], n = 0;
-                    for (int k = at; k >= 0; k = cw->q[k].from) {
-                        chain[n++] = cw->q[k].als;
-                        s->digits |= (uint16_t)(1u << (cw->q[k].rcc - 1));
-                    }
-                    chain[n++] = a;
-                    for (int k = n - 1; k >= 0; k--)
-                        als_mark(b, s, k == n - 1 ? 0 : k == 0 ? 1 : 2, &l->als[chain[k]]);
-                    s->digits |= (uint16_t)(1u << (z - 1));
-                    s->variant = n;
-                    return 1;
-                }
-            }
-            if (st.depth == ALS_CHAIN_MAX)
-                continue;
-            if (tail == ALS_CHAIN_STATES)
-                continue; /* nothing more is kept */
-            /* the commons by which each partner is entered and was not yet:
-             * seen[j] bit x is common x - 1's bit; A1's seen is full */
-            unsigned other = ~(1u << (st.rcc - 1));
-            if (w->pairs >= 0) {
-                /* the kept pairs read in place, down then up, list order */
-                for (int list = 0; list < 2 && tail < ALS_CHAIN_STATES; list++) {
-                    const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
-                    int from = list ? w->up_first[st.als] : w->down_first[st.als];
-                    int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
-                    for (int e = from; e < end; e++) {
-                        int j = to[e];
-                        unsigned fresh = common[e] & other & ~((unsigned)cw->seen[j] >> 1);
-                        if (!fresh)
-                            continue;
-                        cw->seen[j] |= (uint16_t)(fresh << 1);
-                        int x;
-                        FOR_DIGITS(x, fresh) {
-                            cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first,
-                                                        (uint8_t)(st.depth + 1)};
-                            if (tail == ALS_CHAIN_STATES)
-                                break;
-                        }
-                        if (tail == ALS_CHAIN_STATES)
-                            break;
-                    }
-                }
-                continue;
-            }
-            m = als_partners(b, w, st.als);
-            for (int e = 0; e < m; e++) {
-                int j = w->partner[e];
-                if (j == a)
-                    continue;
-                int x;
-                FOR_DIGITS(x, w->common[e] & other) {
-                    if (tail == ALS_CHAIN_STATES || (cw->seen[j] >> x & 1))
-                        continue;
-                    cw->seen[j] |= (uint16_t)(1u << x);
-                    cw->q[tail++] = (als_state){(int16_t)j, (int16_t)at, (uint8_t)x, st.first, (uint8_t)(st.depth + 1)};
-                }
-            }
+    int ns = l->n_seen;
+    void *mem = w->pairs >= 0 && ns ? malloc((size_t)ns * ALS_LANES_BYTES) : NULL;
+    if (!mem) {
+        for (int a = 0; a < l->n; a++)
+            if (als_chain_from(b, w, cw, a, s))
+                return 1;
+        return 0;
+    }
+    als_lanes lanes, *ln = &lanes;
+    ln->seen = mem;
+    ln->next = ln->seen + ns;
+    ln->cur = ln->next + 9 * ns;
+    ln->touched = (uint16_t *)(ln->cur + 9 * ns);
+    ln->at = ln->touched + ns;
+    ln->als_of = ln->at + ns;
+    ln->mark = (uint8_t *)(ln->als_of + ns);
+    ln->digit_of = ln->mark + ns;
+    memset(ln->mark, 0, (size_t)ns);
+    for (int j = 0; j < l->n; j++) {
+        int x, k = l->als[j].seen;
+        FOR_DIGITS(x, l->als[j].digits) {
+            ln->als_of[k] = (uint16_t)j;
+            ln->digit_of[k++] = (uint8_t)x;
         }
     }
-    return 0;
+    /* the successor lists: counted, then filled */
+    uint32_t *first_of = malloc(((size_t)ns + 2) * sizeof *first_of);
+    if (!first_of) {
+        free(mem);
+        for (int a = 0; a < l->n; a++)
+            if (als_chain_from(b, w, cw, a, s))
+                return 1;
+        return 0;
+    }
+    memset(first_of, 0, ((size_t)ns + 2) * sizeof *first_of);
+    ln->succ = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int j = 0; j < l->n; j++) {
+            /* j's states are seen.., one per digit up */
+            int k0 = l->als[j].seen, nd = bits9(l->als[j].digits);
+            unsigned digits = l->als[j].digits;
+            for (int list = 0; list < 2; list++) {
+                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
+                int from = list ? w->up_first[j] : w->down_first[j];
+                int end = list ? w->up_first[j + 1] : w->down_first[j + 1];
+                for (int e = from; e < end; e++) {
+                    int y;
+                    FOR_DIGITS(y, common[e]) {
+                        int ky = k0 + bits9(digits & ((1u << (y - 1)) - 1));
+                        if (!pass) { /* every state of j but (j, y) gains one */
+                            first_of[k0 + 1]++;
+                            first_of[k0 + nd + 1]--;
+                            first_of[ky + 1]--;
+                            first_of[ky + 2]++;
+                            continue;
+                        }
+                        int kk = als_state_index(l, to[e], y);
+                        for (int k = k0; k < k0 + nd; k++)
+                            if (k != ky)
+                                ln->succ[first_of[k + 1]++] = (uint16_t)kk;
+                    }
+                }
+            }
+        }
+        if (pass)
+            break;
+        for (int k = 0; k < ns; k++) /* the counts from their differences */
+            first_of[k + 1] += first_of[k];
+        for (int k = 0; k < ns; k++) /* and the lists' ends from the counts */
+            first_of[k + 1] += first_of[k];
+        ln->succ = malloc((size_t)first_of[ns] * sizeof *ln->succ + 1);
+        if (!ln->succ) {
+            free(first_of);
+            free(mem);
+            for (int a = 0; a < l->n; a++)
+                if (als_chain_from(b, w, cw, a, s))
+                    return 1;
+            return 0;
+        }
+        /* filled at first_of[k + 1], which ends as the next list's start */
+        memmove(first_of + 1, first_of, (size_t)ns * sizeof *first_of);
+        first_of[0] = 0;
+    }
+    ln->succ_first = first_of;
+    int result = 0;
+    for (int a = 0; a < l->n && !result;) {
+        int starts[64], n = 0;
+        for (; a < l->n && n < 64; a++)
+            if (l->als[a].outs)
+                starts[n++] = a;
+        for (uint64_t t = als_chain_lanes(b, w, ln, starts, n); t && !result; t &= t - 1)
+            result = als_chain_from(b, w, cw, starts[__builtin_ctzll(t)], s);
+    }
+    free(ln->succ);
+    free(first_of);
+    free(mem);
+    return result;
 }
 
 /* ALS-XZ, then ALS-XY-wing, then ALS-XY-chain, on one list of the board's

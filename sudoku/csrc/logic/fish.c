@@ -246,6 +246,11 @@ typedef struct {
     uint32_t base, cover;    /* units, bit u */
     logic_technique t;
     logic_step *s;
+    /* per unit, the base cells it holds, summed from held[] as base units
+     * are chosen (they share no cell): franken_may_cover's counts without
+     * a popcount per unit at every base */
+    uint8_t hold[32];
+    const uint8_t (*held)[32]; /* per base unit of the list, each unit's cells of it */
 } franken_search;
 
 static int franken_done(franken_search *q, cells_t covered, cells_t fins)
@@ -275,18 +280,26 @@ static int franken_done(franken_search *q, cells_t covered, cells_t fins)
 }
 
 /* Whether `left` more cover units and `fins` more fins could take the
- * base cells `rest`: the `left` units holding most of them, and the fins,
- * hold as many. The units: the cover kind's lines and the boxes not used. */
-static int franken_may_cover(const franken_search *q, cells_t rest, int left, int fins)
+ * base cells `rest` (the base's but the fins `out`, no cover yet): the
+ * `left` units holding most of them, and the fins, hold as many. The
+ * units: the cover kind's lines and the boxes not used. */
+static int franken_may_cover(const franken_search *q, cells_t rest, cells_t out, int left, int fins)
 {
     int need = popcount(rest) - fins;
     if (need <= 0)
         return 1;
+    uint8_t hold[32];
+    memcpy(hold, q->hold, sizeof hold);
+    int c;
+    FOR_CELLS(c, out) {
+        hold[q->cols ? row_of(c) : 9 + col_of(c)]--;
+        hold[18 + box_of(c)]--;
+    }
     /* the cover kind's lines and the boxes, by how many of `rest` each holds */
     uint32_t units = (q->cols ? 0x7FC01FFu : 0x7FFFE00u) & ~(q->base | q->cover);
     int holding[10] = {0};
     for (; units; units &= units - 1)
-        holding[popcount(UNIT[__builtin_ctz(units)] & rest)]++;
+        holding[hold[__builtin_ctz(units)]]++;
     for (int k = 9; k > 0 && left > 0 && need > 0; k--)
         for (; holding[k] && left > 0; holding[k]--, left--)
             need -= k;
@@ -307,7 +320,7 @@ static int franken_cover(franken_search *q, cells_t covered, cells_t fins, cells
     if (!rest)
         return 0; /* fewer covers than base units: not a fish of this size */
     /* a bound worth its cost once a base, not at every cover */
-    if (!k && !franken_may_cover(q, rest, q->n, q->finned ? FRANKEN_MAX_FINS : 0))
+    if (!k && !franken_may_cover(q, rest, fins, q->n, q->finned ? FRANKEN_MAX_FINS : 0))
         return 0;
     int c = first_cell(rest);
     int units[2] = {q->cols ? row_of(c) : 9 + col_of(c), 18 + box_of(c)};
@@ -341,7 +354,11 @@ static int franken_base(franken_search *q, const int *list, int m, int start, in
             continue; /* base units share no candidate */
         q->base |= 1u << list[i];
         q->base_cells |= cells;
+        for (int u = 0; u < 32; u++)
+            q->hold[u] = (uint8_t)(q->hold[u] + q->held[i][u]);
         int found = franken_base(q, list, m, i + 1, depth + 1);
+        for (int u = 0; u < 32; u++)
+            q->hold[u] = (uint8_t)(q->hold[u] - q->held[i][u]);
         q->base &= ~(1u << list[i]);
         q->base_cells &= ~cells;
         if (found)
@@ -358,7 +375,9 @@ static int franken_base(franken_search *q, const int *list, int m, int start, in
  * X-wing comes before the rungs below it, while each costs a search. */
 static int find_franken_fish(const logic_board *b, const rung_args *args, logic_step *s)
 {
-    franken_search q = {b, 0, 0, args->size, 0, 0, 0, 0, 0, args->technique, s};
+    franken_search q = {b, 0, 0, args->size, 0, 0, 0, 0, 0, args->technique, s, {0}, NULL};
+    uint8_t held[18][32];
+    q.held = held;
     q.finned = args->technique == LOGIC_FINNED_FRANKEN_SWORDFISH;
     FOR_DIGITS(q.d, args->look) {
         q.where = b->where[q.d - 1];
@@ -368,6 +387,18 @@ static int find_franken_fish(const logic_board *b, const rung_args *args, logic_
                 int kind = u < 9 ? 0 : u < 18 ? 1 : 2;
                 if ((kind == 2 || kind == q.cols) && popcount(UNIT[u] & q.where) >= 2)
                     list[m++] = u;
+            }
+            if (m < q.n)
+                continue;
+            /* the cover kind's lines and the boxes: the units may_cover counts */
+            uint32_t covers = q.cols ? 0x7FC01FFu : 0x7FFFE00u;
+            for (int i = 0; i < m; i++) {
+                memset(held[i], 0, sizeof held[i]);
+                cells_t cells = UNIT[list[i]] & q.where;
+                for (uint32_t us = covers; us; us &= us - 1) {
+                    int u = __builtin_ctz(us);
+                    held[i][u] = (uint8_t)popcount(UNIT[u] & cells);
+                }
             }
             if (m >= q.n && franken_base(&q, list, m, 0, 0))
                 return 1;
