@@ -154,6 +154,13 @@ class Coalescer:
         except asyncio.CancelledError:
             if call in self.pending:
                 self.pending.remove(call)
+            elif not call.placed.cancelled() and call.placed.done() and call.placed.exception() is None:
+                # The caller left as the call was placed: the future had its
+                # job before the cancel reached this task, so the job counts
+                # the call, and no caller will say it ended.
+                placed = call.placed.result()
+                if isinstance(placed, str):
+                    self.ended(placed)
             raise
 
     def ended(self, job: str, work_us: int = 0) -> None:
