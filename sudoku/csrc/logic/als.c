@@ -182,6 +182,19 @@ typedef struct {
     uint64_t in_cell[81][ALS_MAX / 64]; /* per cell, the ALSs holding it (bit i for ALS i) */
 } als_work;
 
+/* ALS i's kept partners of one list, down (list 0: earlier ALSs) or up. */
+typedef struct {
+    const uint16_t *to, *common;
+    int from, end;
+} als_kept;
+
+static inline als_kept als_kept_of(const als_work *w, int i, int list)
+{
+    if (list)
+        return (als_kept){w->up, w->up_common, w->up_first[i], w->up_first[i + 1]};
+    return (als_kept){w->down, w->down_common, w->down_first[i], w->down_first[i + 1]};
+}
+
 /*
  * ALS-XZ: ALSs A and B with a restricted common x; if A lacks x it is locked
  * without it, and so is B otherwise: a digit z of both is then in A or B, so
@@ -420,9 +433,9 @@ static int als_chain_from(const logic_board *b, als_work *w, als_chain_work *cw,
         if (w->pairs >= 0) {
             /* the kept pairs read in place, down then up, list order */
             for (int list = 0; list < 2 && tail < ALS_CHAIN_STATES; list++) {
-                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
-                int from = list ? w->up_first[st.als] : w->down_first[st.als];
-                int end = list ? w->up_first[st.als + 1] : w->down_first[st.als + 1];
+                als_kept p = als_kept_of(w, st.als, list);
+                const uint16_t *to = p.to, *common = p.common;
+                int from = p.from, end = p.end;
                 for (int e = from; e < end; e++) {
                     int j = to[e];
                     unsigned fresh = common[e] & other & ~((unsigned)cw->seen[j] >> 1);
@@ -524,9 +537,9 @@ static uint64_t als_chain_lanes(const logic_board *b, als_work *w, als_lanes *ln
         for (int k = 0; k < bits9(first->digits); k++)
             ln->seen[first->seen + k] |= bit; /* a chain does not come back to A1 */
         for (int list = 0; list < 2; list++) {
-            const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
-            int from = list ? w->up_first[a] : w->down_first[a];
-            int end = list ? w->up_first[a + 1] : w->down_first[a + 1];
+            als_kept p = als_kept_of(w, a, list);
+            const uint16_t *to = p.to, *common = p.common;
+            int from = p.from, end = p.end;
             for (int e = from; e < end; e++) {
                 int x;
                 FOR_DIGITS(x, common[e])
@@ -599,6 +612,16 @@ static uint64_t als_chain_lanes(const logic_board *b, als_work *w, als_lanes *ln
     return found;
 }
 
+/* Every first ALS searched alone, in list order: where the lanes' memory
+ * could not be had. */
+static int als_chain_each(const logic_board *b, als_work *w, als_chain_work *cw, logic_step *s)
+{
+    for (int a = 0; a < w->list.n; a++)
+        if (als_chain_from(b, w, cw, a, s))
+            return 1;
+    return 0;
+}
+
 /*
  * ALS-XY-chain: ALSs A1, A2, ..., An (n >= 3), each sharing a restricted
  * common with the next, two in a row never the same. If A1 lacked z it
@@ -616,10 +639,7 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
     int ns = l->n_seen;
     void *mem = w->pairs >= 0 && ns ? malloc((size_t)ns * ALS_LANES_BYTES) : NULL;
     if (!mem) {
-        for (int a = 0; a < l->n; a++)
-            if (als_chain_from(b, w, cw, a, s))
-                return 1;
-        return 0;
+        return als_chain_each(b, w, cw, s);
     }
     als_lanes lanes, *ln = &lanes;
     ln->seen = mem;
@@ -642,10 +662,7 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
     uint32_t *first_of = malloc(((size_t)ns + 2) * sizeof *first_of);
     if (!first_of) {
         free(mem);
-        for (int a = 0; a < l->n; a++)
-            if (als_chain_from(b, w, cw, a, s))
-                return 1;
-        return 0;
+        return als_chain_each(b, w, cw, s);
     }
     memset(first_of, 0, ((size_t)ns + 2) * sizeof *first_of);
     ln->succ = NULL;
@@ -655,9 +672,9 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
             int k0 = l->als[j].seen, nd = bits9(l->als[j].digits);
             unsigned digits = l->als[j].digits;
             for (int list = 0; list < 2; list++) {
-                const uint16_t *to = list ? w->up : w->down, *common = list ? w->up_common : w->down_common;
-                int from = list ? w->up_first[j] : w->down_first[j];
-                int end = list ? w->up_first[j + 1] : w->down_first[j + 1];
+                als_kept p = als_kept_of(w, j, list);
+                const uint16_t *to = p.to, *common = p.common;
+                int from = p.from, end = p.end;
                 for (int e = from; e < end; e++) {
                     int y;
                     FOR_DIGITS(y, common[e]) {
@@ -687,10 +704,7 @@ static int find_als_xy_chain(const logic_board *b, als_work *w, als_chain_work *
         if (!ln->succ) {
             free(first_of);
             free(mem);
-            for (int a = 0; a < l->n; a++)
-                if (als_chain_from(b, w, cw, a, s))
-                    return 1;
-            return 0;
+            return als_chain_each(b, w, cw, s);
         }
         /* filled at first_of[k + 1], which ends as the next list's start */
         memmove(first_of + 1, first_of, (size_t)ns * sizeof *first_of);
