@@ -109,8 +109,8 @@ def logic_path(
 ) -> list[RawStep]:
     """Every logical step, each applied, until none is found (or the first placement)."""
 
-def grade(board: str, /) -> RawGrade:
-    """Count to 2, then solve by logical steps."""
+def grade(board: str, /, *, max_level: int = 5, max_guesses: int = 1_000_000) -> RawGrade:
+    """Count to 2 within max_guesses, then solve by logical steps up to max_level."""
 
 def grade_many(boards: str | bytes, /) -> list[RawGrade]:
     """grade() of each 81-cell board of `boards`, concatenated."""

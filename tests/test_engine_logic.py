@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from sudoku import engine
+from sudoku import _engine, engine
 from sudoku.grid import PEERS, UNITS, cell_name
+from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
 from tests.data.make_grades import path_digest
 from tests.puzzles import DATA, read
 from worker import logic
-from worker.hints import candidates
+from worker.grades import grade_board
+from worker.hints import NeedsHarder, candidates
 
 ALL = 0x1FF
 EMPTY = "." * 81
@@ -766,6 +768,37 @@ def recorded_grades() -> list[tuple[str, tuple]]:
             counts[logic.TECHNIQUES.index(name)] = int(n)
         rows.append((puzzle, (level, hardest, int(steps), int(score), tuple(counts))))
     return rows
+
+
+def test_a_bounded_grade_is_the_full_one_or_needs_harder():
+    # The cheap lane grades within CHEAP_LEVEL and CHEAP_GUESSES (worker/grades.py):
+    # where the bounds reach, the grade is the full one, else NeedsHarder and the
+    # heavy lane's full grade is extreme, unsolved or its count cut short.
+    puzzles = [puzzle for puzzle, _ in recorded_grades()] + read(DATA / "multi_solution_16_clue.txt")[:10]
+    answered = 0
+    for puzzle in puzzles:
+        full = grade_board(puzzle)
+        try:
+            bounded = grade_board(puzzle, CHEAP_LEVEL, CHEAP_GUESSES)
+        except NeedsHarder:
+            assert full.get("level") == "EXTREME" or not full.get("solved"), puzzle
+            continue
+        assert bounded == full, puzzle
+        answered += 1
+    assert 0 < answered < len(puzzles)
+
+
+def test_a_count_cut_short_needs_harder_and_bad_bounds_are_refused():
+    puzzle = read(DATA / "magictour_top1465.txt")[0]
+    assert logic.grade(puzzle, max_guesses=1).solutions == -1
+    with pytest.raises(NeedsHarder):
+        grade_board(puzzle, logic.MAX_LEVEL, 1)
+    for bounds, message in (({"max_level": 0}, "max_level"), ({"max_level": 6}, "max_level"),
+                            ({"max_guesses": 0}, "max_guesses")):
+        with pytest.raises(ValueError, match=message):
+            _engine.grade(puzzle, **bounds)
+    with pytest.raises(TypeError):
+        _engine.grade(puzzle, 4)  # the bounds are keywords
 
 
 def test_grades_are_the_recorded_ones():

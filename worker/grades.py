@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sudoku import engine
 from worker import logic
 from worker.hints import NeedsHarder
 
@@ -46,23 +45,8 @@ def grade_boards(boards: str) -> list[dict[str, Any]]:
 def grade_board(board: str, max_level: int = logic.MAX_LEVEL, max_guesses: int | None = None) -> dict[str, Any]:
     """One board's GradeReply in protobuf JSON form, within `max_level` and
     `max_guesses` (for the count), or NeedsHarder (see the module docstring)."""
-    if max_level >= logic.MAX_LEVEL and max_guesses is None:
-        return grade_json(logic.grade(board))
-    found, complete = engine.count(board, limit=2, max_steps=max_guesses)
-    if not complete and found < 2:
+    grade = logic.grade(board, max_level, max_guesses)
+    bounded = max_level < logic.MAX_LEVEL or max_guesses is not None
+    if bounded and (grade.solutions < 0 or grade.solutions and not grade.solved):
         raise NeedsHarder()
-    counts = [0] * len(logic.TECHNIQUES)
-    if not found:
-        return grade_json(logic.Grade(0, False, 0, 0, 0, tuple(counts)))
-    steps = logic.path(board, unique=found == 1, max_level=max_level)
-    if sum(s.is_placement for s in steps) != board.count("."):
-        raise NeedsHarder()
-    hardest = score = 0
-    for step in steps:
-        technique = step.technique
-        counts[technique] += 1
-        score += logic.WEIGHTS[technique]
-        # logic_solve's rule: the highest level, then the highest weight; the first of equals.
-        if (logic.LEVELS[technique], logic.WEIGHTS[technique]) > (logic.LEVELS[hardest], logic.WEIGHTS[hardest]):
-            hardest = technique
-    return grade_json(logic.Grade(min(found, 2), True, hardest, len(steps), score, tuple(counts)))
+    return grade_json(grade)

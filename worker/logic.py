@@ -124,8 +124,12 @@ def path(
     return [_step(r) for r in raw]
 
 
-def grade(board: str) -> Grade:
-    return Grade(*_engine.grade(board))
+def grade(board: str, max_level: int = MAX_LEVEL, max_guesses: int | None = None) -> Grade:
+    """The board's grade, with techniques up to `max_level` and its count
+    within `max_guesses` (the engine's cap when None)."""
+    if max_guesses is None:
+        return Grade(*_engine.grade(board, max_level=max_level))
+    return Grade(*_engine.grade(board, max_level=max_level, max_guesses=max_guesses))
 
 
 def grade_many(boards: str | bytes) -> list[Grade]:

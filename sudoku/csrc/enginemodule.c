@@ -62,7 +62,7 @@ static PyMethodDef engine_methods[] = {
      METH_VARARGS | METH_KEYWORDS, logic_step_doc},
     {"logic_path", (PyCFunction)(void (*)(void))engine_logic_path,
      METH_VARARGS | METH_KEYWORDS, logic_path_doc},
-    {"grade", engine_grade, METH_O, grade_doc},
+    {"grade", (PyCFunction)(void (*)(void))engine_grade, METH_VARARGS | METH_KEYWORDS, grade_doc},
     {"grade_many", engine_grade_many, METH_O, grade_many_doc},
     {"generate", (PyCFunction)(void (*)(void))engine_generate,
      METH_VARARGS | METH_KEYWORDS, generate_doc},

@@ -235,9 +235,14 @@ typedef struct {
     logic_grade g;
 } grade_result;
 
-static void grade_cells(const uint8_t cells[81], grade_result *r)
+/* The grade of `cells`: a count to 2 within `max_guesses`, then a solve
+ * with techniques up to `max_level` (the ladder's order keeps every
+ * technique of a level after all those of the levels below it, but for
+ * expert rungs before the hard colourings: a bound below expert may take
+ * other steps than the full solve). */
+static void grade_cells(const uint8_t cells[81], int max_level, uint64_t max_guesses, grade_result *r)
 {
-    fp_count_result count = fp_count(cells, 2, GRADE_MAX_GUESSES, NULL);
+    fp_count_result count = fp_count(cells, 2, max_guesses, NULL);
     r->solutions = count.complete || count.solutions >= 2 ? (int)count.solutions : -1;
     memset(&r->g, 0, sizeof r->g);
     if (r->solutions == 0)
@@ -245,7 +250,7 @@ static void grade_cells(const uint8_t cells[81], grade_result *r)
     logic_board b;
     if (logic_init(&b, cells, NULL) != LOGIC_OK)
         return;
-    logic_solve(&b, r->solutions == 1, LOGIC_LEVELS, &r->g);
+    logic_solve(&b, r->solutions == 1, max_level, &r->g);
 }
 
 static PyObject *grade_tuple(const grade_result *r)
@@ -260,22 +265,32 @@ static PyObject *grade_tuple(const grade_result *r)
 }
 
 PyDoc_STRVAR(grade_doc,
-"grade(board, /) -> tuple[int, bool, int, int, int, tuple[int, ...]]\n--\n\n"
-"Counts the board's solutions (to 2), then solves it by logical steps:\n"
-"(solutions: 0, 1, 2 for two or more, -1 when the count was cut short;\n"
-"solved; the hardest technique; steps; score, the sum of the steps'\n"
-"weights; the steps of each technique, indexed by technique number).\n"
-"Uniqueness techniques are used only when solutions is 1.");
+"grade(board, /, *, max_level=5, max_guesses=1000000) -> tuple[int, bool, int, int, int, tuple[int, ...]]\n--\n\n"
+"Counts the board's solutions (to 2, within max_guesses), then solves it\n"
+"by logical steps with techniques up to max_level: (solutions: 0, 1, 2 for\n"
+"two or more, -1 when the count was cut short; solved; the hardest\n"
+"technique; steps; score, the sum of the steps' weights; the steps of each\n"
+"technique, indexed by technique number). Uniqueness techniques are used\n"
+"only when solutions is 1. From max_level 4 (expert) up, a solve that\n"
+"finishes took the steps of the unbounded one.");
 
-static PyObject *engine_grade(PyObject *module, PyObject *board)
+static PyObject *engine_grade(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
+    static char *kwlist[] = {"", "max_level", "max_guesses", NULL};
+    PyObject *board, *level_obj = NULL, *guesses_obj = NULL;
+    int max_level;
+    uint64_t max_guesses = GRADE_MAX_GUESSES;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:grade", kwlist, &board, &level_obj, &guesses_obj) ||
+        as_level(level_obj, &max_level) < 0 ||
+        (guesses_obj && as_count(guesses_obj, "max_guesses", 1, &max_guesses) < 0)) /* fp_count reads 0 as no cap */
+        return NULL;
     uint8_t cells[81];
     grade_result r;
     if (parse_cells(board, cells) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
-    grade_cells(cells, &r);
+    grade_cells(cells, max_level, max_guesses, &r);
     Py_END_ALLOW_THREADS
     return grade_tuple(&r);
 }
@@ -301,7 +316,7 @@ static PyObject *engine_grade_many(PyObject *module, PyObject *boards)
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++)
-        grade_cells(cells + i * 81, &results[i]);
+        grade_cells(cells + i * 81, LOGIC_LEVELS, GRADE_MAX_GUESSES, &results[i]);
     Py_END_ALLOW_THREADS
     list = PyList_New(n);
     for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
