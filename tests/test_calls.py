@@ -42,7 +42,7 @@ from worker.run.supervisor import Supervisor
 TIMEOUT = 60
 BOARDS = puzzles("magictour_top1465")[:10]
 # Its first step needs the forcing chains the cheap lane leaves out.
-HARDER = puzzles("forum_hardest_1905_11plus")[0]
+HARDER, HARDER_TOO = puzzles("forum_hardest_1905_11plus")[:2]
 INBOX = keys.inbox("test-calls")
 
 
@@ -154,6 +154,67 @@ def test_a_running_job_takes_the_calls_added_while_it_runs_then_closes(workers_l
     later = submit(redis, [call_entry("d", hint(BOARDS[3]), None, None)], open_job=job_id)
     assert later not in (None, job_id)
     until(lambda: "d" in answered(redis), "the call after the close was answered by a new job")
+
+
+def test_a_heavy_job_takes_the_heavy_calls_added_while_it_runs(workers_later):
+    """A heavy job, too, takes calls while it runs, up to its own bound: a
+    caller's next heavy call rides in the job that answered the last."""
+    redis, start = workers_later
+    job_id = submit(redis, [call_entry("a", hint(HARDER), None, None)], cheap=False, max_calls=2,
+                    linger_ms=60_000, takes_calls_s=120)
+    start()
+    until(lambda: answered(redis) == {"a"}, "the first heavy call was answered")
+    assert redis.hget(Job.key_for(job_id), "status") == b"started"  # and its job waits for more
+    assert submit(redis, [call_entry("b", hint(HARDER_TOO), None, None)], open_job=job_id) == job_id
+    until(lambda: not redis.exists(Job.key_for(job_id)), "the job, with its two calls, closed and finished")
+    replies = {fields[b"c"].decode(): fields for _, fields in redis.xrange(INBOX)}
+    for name, board in (("a", HARDER), ("b", HARDER_TOO)):
+        assert b"x" not in replies[name]  # answered here, not sent on to a harder lane
+        move = pb.HintReply.FromString(replies[name][b"r"]).move
+        assert board[move.cell] == "." and move.value
+
+
+def test_calls_go_to_the_job_that_has_answered_its_calls(fresh_redis):
+    """With two jobs of a kind in flight, the next calls go into the one
+    that has answered all of its calls (its worker waits for more), though
+    a later one is still busy."""
+    service = ServiceThread(make_settings(url_of(fresh_redis()))).start()
+    try:
+        coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.HEAVY]
+
+        def both_in_flight():
+            coalescer.in_flight.update({"first": 1, "second": 1})
+            coalescer.open = "second"
+            coalescer.ended("first")
+            return coalescer._target()
+
+        assert service.call(_on_loop(both_in_flight)) == "first"
+    finally:
+        service.stop()
+
+
+def test_heavy_calls_in_flight_together_go_into_jobs_of_their_own(fresh_redis):
+    """A heavy call may run for seconds: one that comes while another is
+    in flight does not wait for it, nor ride in its job behind it; each
+    goes into a job of its own, queued for whichever worker is free."""
+    redis = fresh_redis()
+    service = ServiceThread(make_settings(url_of(redis))).start()  # no worker: the jobs stay queued
+    try:
+        coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.HEAVY]
+
+        async def two_at_once():
+            return await asyncio.gather(*(coalescer.place(call_entry(name, hint(board), None, None), "")
+                                          for name, board in (("a", HARDER), ("b", HARDER_TOO))))
+
+        first, second = service.call(two_at_once())
+        assert first != second and not coalescer.pending
+        assert redis.llen(Queue(keys.QUEUE_HEAVY, connection=redis).key) == 2
+    finally:
+        service.stop()
+
+
+async def _on_loop(work):
+    return work()
 
 
 def test_a_job_closes_after_redis_lost_its_scripts(workers_later):

@@ -10,11 +10,11 @@ its caller's inbox stream (keys.inbox). Replies go out as they are ready, a
 few milliseconds' worth at a time in one round trip, so the first call of a
 job does not wait for the last.
 
-A job of the cheap lane takes calls while it runs: the service adds them to
-its stream as they come, and the job reads them with its replies' round
-trip, waiting up to LINGER_MS for more once it has answered all, until it has
-taken as many as a job carries (the service's MAX_CALLS) or run
-TAKES_CALLS_S. Then it closes itself to more
+A job takes calls while it runs: the service adds them to its stream as
+they come, and the job reads them with its replies' round trip, waiting up
+to LINGER_MS for more once it has answered all, until it has taken as many
+as a job of its lane carries (the service's MAX_CALLS, or HEAVY_MAX_CALLS)
+or run TAKES_CALLS_S. Then it closes itself to more
 (CLOSE_CALLS, which hands over what came meanwhile) and ends. At a steady
 flow of calls one job answers many, and pays a job's own round trips (the
 dequeue, its start and its end) once for all of them.
@@ -58,7 +58,7 @@ CALLS, ADDED = keys.CALLS_FIELD.encode(), keys.ADDED_FIELD.encode()
 
 # Replies are sent at least this often while a job runs.
 FLUSH_EVERY_S = 0.005
-# A job of the cheap lane takes the calls added while it runs (the service
+# A job takes the calls added while it runs (the service
 # adds them as they come: service/jobs/calls.py) until it has run this long,
 # or none came for LINGER_MS after its last answer: at a steady flow of calls
 # one job answers many, without a job's own round trips for each few.
@@ -339,7 +339,7 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
         worker_name: str = "", linger_ms: int = LINGER_MS, takes_calls_s: float = TAKES_CALLS_S) -> None:
     """Answers every call of coalesced job `job_id` (`fields`: its hash, as
     it was when it started, when the worker kept it), which waited
-    `waited_s` in its queue; a job of the cheap lane goes on taking the calls
+    `waited_s` in its queue; it goes on taking the calls
     added while it runs, up to `max_calls` in all, waiting `linger_ms` at
     most for more, for `takes_calls_s`; then it closes itself to more
     (Superseded if another attempt runs it now)."""
@@ -351,7 +351,7 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
     while True:
         calls.run(entries)
         left_ms = int((until - time.monotonic()) * 1000)
-        if not (cheap and taken < max_calls and left_ms > 0):
+        if not (taken < max_calls and left_ms > 0):
             break
         wait_ms = min(linger_ms, left_ms)
         alarm = _WAKER.arm(redis, added_key, wait_ms / 1000)

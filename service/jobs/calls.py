@@ -23,8 +23,9 @@ them, in one round trip shared by every call that came during the last one.
 The worker answers each call on its own: its reply message's bytes come
 back on this instance's inbox (service/jobs/inbox.py) and go to the client
 as they are. A call whose answer the cheap bounds do not reach goes on in
-the heavy lane, in a job of its own, within its caller's share of that lane
-(service/jobs/shares.py).
+the heavy lane, within its caller's share of that lane
+(service/jobs/shares.py), in jobs of a few calls (HEAVY_MAX_CALLS) that
+take them in the same way.
 
 Each call keeps its own deadline (the job skips a call whose caller has
 given up) and cancel (a caller that leaves is struck off the job's list).
@@ -58,6 +59,11 @@ from sudoku.specs import Spec
 # milliseconds of a worker, so the last of a full job waits well under a
 # second behind the others.
 MAX_CALLS = 64
+# A heavy call takes up to its kind's time limit, so a heavy job carries
+# few: enough that the next heavy calls, each coming as one ends, ride in
+# the job that answered the last (its worker waits a moment for them,
+# worker/calls.py) instead of paying a job each (~350 µs of Redis).
+HEAVY_MAX_CALLS = 4
 FUNC = "worker.jobs.calls"
 # The share of a worker's time one job in flight may take before the next
 # may start; the load is measured over LOAD_EVERY_S windows, smoothed.
@@ -121,10 +127,14 @@ class Coalescer:
         self.open: str | None = None  # the job still taking calls, as far as this instance knows
         self.pending: list[_Call] = []
         self.sending: asyncio.Task | None = None
-        # Jobs in flight, each with its calls not ended yet; bounded only
-        # where jobs carry many calls.
+        # Jobs in flight, each with its calls not ended yet. Cheap calls wait
+        # for room (a job costs more than a few of them); a heavy call, which
+        # may run for seconds, never waits for another's: it goes into a job
+        # that has answered its calls, else a new one, placed on its own.
         self.in_flight: dict[str, int] = {}
-        self.bounded = max_calls > 1
+        self.takes_more = max_calls > 1
+        self.bounded = self.takes_more and lane == lanes.CHEAP
+        self.per_submit = max_calls if lane == lanes.CHEAP else 1
         self.load = _Load()
 
     def _room(self) -> bool:
@@ -137,7 +147,7 @@ class Coalescer:
         """Where the pending calls go now: the open job's id once it has
         answered its calls (it takes more while it runs, worker/calls.py),
         None for a new job, or False to wait for a job in flight to end."""
-        if self.open is not None and self.bounded and not self.in_flight.get(self.open):
+        if self.open is not None and self.takes_more and not self.in_flight.get(self.open):
             return self.open
         return None if self._room() else False
 
@@ -172,6 +182,9 @@ class Coalescer:
             self.in_flight[job] = left
         else:
             self.in_flight.pop(job, None)
+            # Its worker now waits a moment for more calls (worker/calls.py):
+            # the next ones go there, even when a later job is still busy.
+            self.open = job
             self._kick()
 
     def _kick(self) -> None:
@@ -181,7 +194,7 @@ class Coalescer:
     async def _send(self) -> None:
         try:
             while self.pending and (target := self._target()) is not False:
-                batch, self.pending = self.pending[: self.max_calls], self.pending[self.max_calls :]
+                batch, self.pending = self.pending[: self.per_submit], self.pending[self.per_submit :]
                 try:
                     await self._submit(batch, target)
                 except asyncio.CancelledError:  # the service is stopping
@@ -233,13 +246,13 @@ class UnaryCalls:
         self.inbox = inbox
         self.shares = shares
         settings = jobs.settings
-        # A cheap job's calls take milliseconds each; a heavy job has one call,
-        # bounded by the time limit of its kind (the human solver's run to its end).
-        timeout = settings.max_time_ms // 1000 + 60
+        # A cheap job's calls take milliseconds each; a heavy job's each up to
+        # the time limit of its kind (the human solver's run to its end).
+        call_s = settings.max_time_ms // 1000
+        bounds = {lanes.CHEAP: (MAX_CALLS, call_s + 60), lanes.HEAVY: (HEAVY_MAX_CALLS, call_s * HEAVY_MAX_CALLS + 60)}
         self.lanes = {
-            (kind, lane): Coalescer(jobs, enqueuer, kind, lane, inbox, MAX_CALLS if lane == lanes.CHEAP else 1,
-                                    timeout, settings.cache_ttl_s)
-            for kind in self.KINDS for lane in (lanes.CHEAP, lanes.HEAVY)
+            (kind, lane): Coalescer(jobs, enqueuer, kind, lane, inbox, *bounds[lane], settings.cache_ttl_s)
+            for kind in self.KINDS for lane in bounds
         }
 
     async def run(self, kind: str, spec: Spec, cache_key: str | None, deadline: float | None,
