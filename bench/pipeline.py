@@ -19,7 +19,7 @@ pipeline costs beyond gRPC itself.
 Kinds: hint (top1465 puzzles with a random part of their solution filled
 in: a fresh board each call), count (the same boards, limit 2), grade
 (top1465 puzzles, rows and columns shuffled: a third need forcing chains,
-so they go on to the heavy lane, a job each), grade-qqwing (qqwing's
+so they go on to the heavy lane, in jobs of up to 4), grade-qqwing (qqwing's
 intermediate and expert puzzles, shuffled: what a generator or a game
 grades, answered in the cheap lane), solve (a watched unpaced MRV solve of
 a fresh board; Redis CPU is also given per frame).
