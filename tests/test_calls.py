@@ -177,7 +177,7 @@ def test_a_heavy_job_takes_the_heavy_calls_added_while_it_runs(workers_later):
 def test_calls_go_to_the_job_that_has_answered_its_calls(fresh_redis):
     """With two jobs of a kind in flight, the next calls go into the one
     that has answered all of its calls (its worker waits for more), though
-    a later one is still busy."""
+    a later one is still busy; not into one whose call ended unanswered."""
     service = ServiceThread(make_settings(url_of(fresh_redis()))).start()
     try:
         coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.HEAVY]
@@ -185,10 +185,22 @@ def test_calls_go_to_the_job_that_has_answered_its_calls(fresh_redis):
         def both_in_flight():
             coalescer.in_flight.update({"first": 1, "second": 1})
             coalescer.open = "second"
-            coalescer.ended("first")
+            coalescer.ended("first", answered=True)
             return coalescer._target()
 
         assert service.call(_on_loop(both_in_flight)) == "first"
+
+        def its_caller_left():
+            # A heavy call whose caller left may still be running: its job
+            # takes no call, which would wait behind it for seconds.
+            coalescer.in_flight.update({"third": 1})
+            coalescer.open = "third"
+            coalescer.ended("second")  # left unanswered, while the job had another call
+            coalescer.ended("third")
+            return coalescer._target()
+
+        assert service.call(_on_loop(its_caller_left)) is None  # a new job
+        assert not coalescer.unsure and not coalescer.in_flight
     finally:
         service.stop()
 

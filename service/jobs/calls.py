@@ -132,6 +132,7 @@ class Coalescer:
         # may run for seconds, never waits for another's: it goes into a job
         # that has answered its calls, else a new one, placed on its own.
         self.in_flight: dict[str, int] = {}
+        self.unsure: set[str] = set()  # jobs in flight with a call that ended unanswered
         self.takes_more = max_calls > 1
         self.bounded = self.takes_more and lane == lanes.CHEAP
         self.per_submit = max_calls if lane == lanes.CHEAP else 1
@@ -173,19 +174,29 @@ class Coalescer:
                     self.ended(placed)
             raise
 
-    def ended(self, job: str, work_us: int = 0) -> None:
-        """One call of `job` is over, after `work_us` of a worker's time."""
+    def ended(self, job: str, work_us: int = 0, answered: bool = False) -> None:
+        """One call of `job` is over: `answered` after `work_us` of a
+        worker's time, or not (its caller left, or the job failed)."""
         if work_us:
             self.load.add(work_us / 1e6)
+        if not answered:
+            # Its worker may still be on it (a heavy call, for seconds): the
+            # job is busy for all this instance knows, so no call goes in.
+            self.unsure.add(job)
         left = self.in_flight.get(job, 0) - 1
         if left > 0:
             self.in_flight[job] = left
+            return
+        self.in_flight.pop(job, None)
+        if job in self.unsure:
+            self.unsure.discard(job)
+            if self.open == job:
+                self.open = None
         else:
-            self.in_flight.pop(job, None)
             # Its worker now waits a moment for more calls (worker/calls.py):
             # the next ones go there, even when a later job is still busy.
             self.open = job
-            self._kick()
+        self._kick()
 
     def _kick(self) -> None:
         if self.sending is None and self.pending and self._target() is not False:
@@ -290,7 +301,7 @@ class UnaryCalls:
             reply = await self.inbox.reply(call_id, job_id)
             if trace:
                 tracing.record("reply wait", trace, started, time.time_ns(), job=job_id)
-            coalescer.ended(job_id, reply.work_us)
+            coalescer.ended(job_id, reply.work_us, answered=True)
             job_id = None
             return reply
         except asyncio.CancelledError:
