@@ -22,7 +22,8 @@ in: a fresh board each call), count (the same boards, limit 2), grade
 so they go on to the heavy lane, in jobs of up to 4), grade-qqwing (qqwing's
 intermediate and expert puzzles, shuffled: what a generator or a game
 grades, answered in the cheap lane), solve (a watched unpaced MRV solve of
-a fresh board; Redis CPU is also given per frame).
+a fresh board; Redis CPU is also given per frame), solve-final (an
+unwatched MRV solve of a fresh board: the default Solve).
 
 Redis B/call is what a call keeps in Redis while it is kept: used_memory
 after 300 more calls at 16 in flight, less before, per call (a job that
@@ -185,13 +186,15 @@ def requests_of(kind: str, n: int, rng: random.Random) -> list[bytes]:
         boards = puzzles("qqwing_intermediate") + puzzles("qqwing_expert")
         return [pb.GradeRequest(board=transformed(boards[i % len(boards)], rng)).SerializeToString()
                 for i in range(n)]
+    if kind == "solve-final":
+        return [pb.SolveRequest(board=b, view=pb.VIEW_FINAL).SerializeToString() for b in fresh]
     return [pb.SolveRequest(board=b, view=pb.VIEW_SEARCH, pacing=pb.Pacing(unpaced=True)).SerializeToString()
             for b in fresh]
 
 
 METHODS = {"hint": ("/sudoku.v1.Sudoku/Hint", False), "count": ("/sudoku.v1.Sudoku/CountSolutions", False),
            "grade": ("/sudoku.v1.Sudoku/Grade", False), "grade-qqwing": ("/sudoku.v1.Sudoku/Grade", False),
-           "solve": ("/sudoku.v1.Sudoku/Solve", True),
+           "solve": ("/sudoku.v1.Sudoku/Solve", True), "solve-final": ("/sudoku.v1.Sudoku/Solve", True),
            "echo": ("/echo.Echo/Call", False)}
 
 

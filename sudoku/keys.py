@@ -28,7 +28,7 @@ def frames(job_id: str) -> str:
 
 
 # Frame 1 of every stream is the service's: it carries the job's info and
-# the starting board (service/jobs/queueing.py header_frame) and is written with
+# the starting board (sudoku/replies.py header_frame) and is written with
 # the job, in the enqueue's one step (sudoku/scripts.py ENQUEUE), so the
 # client has its job id at once and a later Watch reads the job's options
 # from it (service/streams/relay.py job_stream). The worker's frames follow it.

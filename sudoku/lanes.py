@@ -11,7 +11,9 @@ is queued, and decides its lane: an RQ queue of its own (sudoku/keys.py).
   CHEAP_GUESSES guesses. Almost every answer comes within them; one that
   does not is said to be harder, and its call goes on in the heavy lane
   with the whole ladder and its own limits (an escalation). A solve is
-  cheap when its step cap is at most CHEAP_SOLVE_STEPS.
+  cheap when its step cap is at most CHEAP_SOLVE_STEPS; an unwatched one
+  by MRV is tried within them first, as a count is, and one they do not
+  end goes on as a heavy job of its own.
 - **heavy** (keys.QUEUE_HEAVY): the rest of the unary calls and solves,
   bounded by their limits (time_limit_ms, max_steps); one caller may have
   at most SUDOKU_CALLER_HEAVY_CALLS of them queued or running at once

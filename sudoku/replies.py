@@ -4,13 +4,18 @@ The worker's work functions return JSON-able dicts in the proto's JSON form;
 these make the reply messages of them, for the unary RPC and for the
 streaming one that answers the same question many times (CountSolutions and
 CountBatch, Grade and GradeMany). An error that belongs to one item of a
-stream, not to the call, is an ItemError in that item's place.
+stream, not to the call, is an ItemError in that item's place. A Solve
+stream's frame 1 (header_frame) is made here too: by the service for a
+solve queued as a job of its own, by the worker for one answered in a
+coalesced job (worker/calls.py).
 """
 
 from __future__ import annotations
 
 import grpc
 
+from sudoku import keys, names
+from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
 
@@ -174,3 +179,30 @@ def grade_many_part(start: int, grades: list[pb.GradeReply]) -> bytes:
     for offset, grade in enumerate(grades):
         grade.index = start + offset
     return pb.GradeManyReply(grades=grades).SerializeToString()
+
+
+def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, runs: bool = False) -> pb.Frame:
+    """Frame 1 (keys.HEADER_SEQ): what the solve will do, and the board it starts from."""
+    info = pb.JobInfo(
+        givens=spec.givens,
+        entries=spec.entries,
+        strategy=names.STRATEGIES[spec.strategy],
+        tie_break=names.TIE_BREAKS[spec.tie_break],
+        seed=spec.seed,
+        max_steps=spec.max_steps,
+        time_limit_ms=spec.time_limit_ms,
+        view=names.VIEWS[spec.view],
+        adjustments=adjustments,
+    )
+    if spec.view == "search":
+        info.pacing.CopyFrom(
+            pb.Pacing(
+                duration_ms=spec.duration_ms,
+                fps=spec.fps,
+                steps_per_frame=spec.steps_per_frame,
+                unpaced=pacing_unpaced,
+                runs=runs and not pacing_unpaced,
+            )
+        )
+    return pb.Frame(seq=keys.HEADER_SEQ, job_id=spec.job_id, cursor=-1, board=spec.board,
+                    counters=pb.Counters(), job=info)

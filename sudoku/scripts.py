@@ -407,6 +407,30 @@ redis.call('DEL', KEYS[2], KEYS[3])
 return {}
 """.replace("CLOSED", keys.CLOSED_FIELD))
 
+# worker/calls.py: an unwatched solve answered in a coalesced job writes its
+# stream whole, frame 1 and its last frame, with its expiry, and claims its
+# request_id (if any) for it as ENQUEUE would, unless the id names another
+# solve whose stream is still there (a call it overlapped claimed it
+# first); a retried job that answers it again adds nothing (the stream
+# exists). Called with EVAL, in the round trip of the job's replies.
+# KEYS: frames, request_id (or "")
+# ARGV: frame 1, the last frame, ttl, the claim ("job fingerprint"), the
+#       frame streams' key prefix
+SOLVED_STREAM = Script("""
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('XADD', KEYS[1], '0-HEADER', 'f', ARGV[1])
+redis.call('XADD', KEYS[1], '0-LAST', 'f', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+if KEYS[2] ~= '' then
+  local held = redis.call('GET', KEYS[2])
+  local job = held and string.match(held, '^(%S+) ')
+  if not job or redis.call('EXISTS', ARGV[5] .. job) == 0 then
+    redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[3])
+  end
+end
+return 1
+""".replace("HEADER", str(keys.HEADER_SEQ)).replace("LAST", str(keys.WORKER_FIRST_SEQ)))
+
 # ---- A finished stream's expiry, and where a cancel stopped ----
 # Called through redis-py (register_script, eval), like the fenced writes.
 

@@ -50,6 +50,11 @@ class SolveSpec(Spec):
     stream_maxlen: int = 20_000
     stream_ttl_s: int = 600
     unwatched_ttl_s: int = 60
+    adjustments: list[str] = field(default_factory=list)  # what the service clamped, for frame 1
+    # A coalesced solve's request_id: its key and the request's fingerprint,
+    # which the worker claims with the stream it writes (worker/calls.py).
+    claim_key: str = ""
+    claim_print: str = ""
 
     @property
     def board(self) -> str:

@@ -4,7 +4,8 @@ carries no test hooks.
 
 The session's workers run FaultyWorker (SUDOKU_WORKER_CLASS takes a dotted
 path), which is the production SudokuWorker except for solves whose seed is
-one of those below, and coalesced jobs carrying KILL_AFTER_A_REPLY.
+one of those below (POISON_SEED's also as a call of a coalesced job: an
+unwatched solve), and coalesced jobs carrying KILL_AFTER_A_REPLY.
 Worker processes can import this module because the
 tests run from the repository's root, which `python -m worker.run.process`
 puts on sys.path.
@@ -99,6 +100,17 @@ def _answer_calls_or_die(self, entries: list[bytes]) -> None:
 
 
 worker.calls._Calls.run = _answer_calls_or_die
+_solve_call = worker.calls.KINDS["solve"]
+
+
+def _solve_call_or_die(spec: dict, cheap: bool):
+    """An unwatched solve, answered in a coalesced job: the poison one kills its worker."""
+    if spec.get("seed") == POISON_SEED:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _solve_call(spec, cheap)
+
+
+worker.calls.KINDS["solve"] = _solve_call_or_die
 
 
 class FaultyWorker(SudokuWorker):

@@ -27,7 +27,7 @@ from sudoku import engine, keys
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
-from tests.frames_util import draw
+from tests.frames_util import Reader, draw
 from tests.load import CallLoad
 from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled
 from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
@@ -92,29 +92,6 @@ def job_now(redis, job_id: str, pid: int) -> str:
     status = redis.hget(Job.key_for(job_id), "status")
     return "job %s: %d frames, cancel record %s, status %s; %s" % (job_id, frames, cancel, status,
                                                                   workers_now(redis, pid))
-
-
-class Reader(threading.Thread):
-    """Reads a server stream in the background, recording when each item came."""
-
-    def __init__(self, call):
-        super().__init__(daemon=True)
-        self.call = call
-        self.items: list = []
-        self.stamps: list[float] = []
-        self.error: grpc.RpcError | None = None
-        self.first = threading.Event()
-        self.start()
-
-    def run(self) -> None:
-        try:
-            for item in self.call:
-                self.items.append(item)
-                self.stamps.append(time.monotonic())
-                self.first.set()
-        except grpc.RpcError as exc:
-            self.error = exc
-        self.first.set()
 
 
 def test_a_solve_survives_its_worker_being_killed(custom_service, redis):
@@ -367,7 +344,8 @@ def test_callers_sharing_a_refused_request_id_are_all_refused_at_once():
     service = ServiceThread(make_settings(redis_server.url, queue_bound=1)).start()  # and no workers
     channel, stub = service.stub()
     try:
-        filler = stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT)
+        # A job of its own (naive search), whose frame 1 comes as it is queued.
+        filler = stub.Solve(pb.SolveRequest(board=EASY, strategy=pb.STRATEGY_NAIVE), timeout=TIMEOUT)
         next(filler)  # queued, and nobody will run it: the queue is full
         request = pb.SolveRequest(board=EASY, seed=7, tie_break=pb.TIE_BREAK_RANDOM, request_id="shared-refused")
         codes = []

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import hiredis
 from redis import Redis
@@ -43,11 +43,11 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from rq.job import Job
 
 from sudoku import connections, keys, scripts, tracing
-from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL
-from sudoku.replies import count_reply
-from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec
+from sudoku.lanes import CHEAP_GUESSES, CHEAP_LEVEL, CHEAP_SOLVE_STEPS
+from sudoku.replies import count_reply, header_frame
+from sudoku.specs import CountSpec, ExplainSpec, GradeSpec, HintSpec, SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
-from worker import counting, logic, stepping
+from worker import counting, logic, solving, stepping
 from worker.grades import grade_board
 from worker.hints import NeedsHarder, explain, hint
 from worker.run import metrics
@@ -76,6 +76,17 @@ INBOX_TTL_S = 3600
 
 class Harder(Exception):
     """The call's answer needs more than the cheap lane's bounds."""
+
+
+class Answer(NamedTuple):
+    """A call's reply, with what else its answer writes in the same round
+    trip (before the reply, so that a caller who has the reply finds them)
+    and its outcome and search steps for the workers' metrics."""
+
+    reply: bytes
+    writes: tuple[tuple, ...] = ()
+    outcome: str = "ok"
+    steps: int = 0
 
 
 class Refused(Exception):
@@ -125,6 +136,23 @@ def _count(spec: dict, cheap: bool) -> bytes:
     return count_reply(result).SerializeToString()
 
 
+def _solve(spec: dict, cheap: bool) -> Answer:
+    """An unwatched solve: its last frame; its stream (frame 1 and that one)
+    is written with the reply, and its request_id claimed for it, so its
+    job id, which the caller gets with them, can be watched (and
+    cancelled: it has ended) and a retry attaches to it, as to any solve's."""
+    s = SolveSpec.from_dict(spec)
+    ran = solving.settled(s, CHEAP_SOLVE_STEPS if cheap else None)
+    if ran is None:
+        raise Harder()
+    stepper, outcome = ran
+    last = solving.final_frame(s, stepper, outcome).SerializeToString()
+    first = header_frame(s, s.adjustments, False).SerializeToString()
+    write = ("EVAL", scripts.SOLVED_STREAM.source, 2, keys.frames(s.job_id), s.claim_key, first, last,
+             s.unwatched_ttl_s, f"{s.job_id} {s.claim_print}", keys.frames(""))
+    return Answer(last, (write,), outcome, stepper.steps)
+
+
 def _step(spec: dict, cheap: bool) -> bytes:
     try:
         return stepping.answer(spec, cheap)
@@ -136,9 +164,10 @@ def _step(spec: dict, cheap: bool) -> bytes:
 
 # What a job of each kind does with a call's spec; "harder" kinds (the heavy
 # lane's) take no cheap bounds. Whether a reply may be cached: a count only
-# when complete (an incomplete one depends on the time limit and the machine).
-KINDS: dict[str, Callable[[dict, bool], bytes]] = {"hint": _hint, "explain": _explain, "grade": _grade,
-                                                   "count": _count, "step": _step}
+# when complete (an incomplete one depends on the time limit and the machine);
+# a solve's is never asked to be (its frames carry its own job id).
+KINDS: dict[str, Callable[[dict, bool], bytes | Answer]] = {
+    "hint": _hint, "explain": _explain, "grade": _grade, "count": _count, "step": _step, "solve": _solve}
 
 
 def _cacheable(kind: str, reply: bytes) -> bool:
@@ -152,11 +181,11 @@ class _Replies:
         self.redis = redis
         self.inbox = inbox
         self.cache_ttl_s = cache_ttl_s
-        self.pending: list[tuple[dict, str, bytes]] = []  # (fields, cache key, reply)
+        self.pending: list[tuple[dict, str, bytes, tuple]] = []  # (fields, cache key, reply, writes)
         self.sent_at = time.monotonic()
 
-    def add(self, fields: dict[str, Any], cache_key: str = "", reply: bytes = b"") -> None:
-        self.pending.append((fields, cache_key, reply))
+    def add(self, fields: dict[str, Any], cache_key: str = "", reply: bytes = b"", writes: tuple = ()) -> None:
+        self.pending.append((fields, cache_key, reply, writes))
         if time.monotonic() - self.sent_at >= FLUSH_EVERY_S:
             self.flush()
 
@@ -164,7 +193,8 @@ class _Replies:
         """Sends the replies so far, deletes `delete` and sends the command
         `then`, in one round trip; returns then's reply as Redis gave it."""
         commands: list[tuple] = []
-        for fields, cache_key, reply in self.pending:
+        for fields, cache_key, reply, writes in self.pending:
+            commands += writes
             commands.append(("XADD", self.inbox, "*", *(part for item in fields.items() for part in item)))
             if cache_key and self.cache_ttl_s:
                 commands.append(("SET", cache_key, reply, "EX", self.cache_ttl_s))
@@ -375,26 +405,28 @@ def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl
         replies.flush(added_key, keys.cancelled_calls(job_id))
 
 
-def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes]:
-    """The inbox entry of one call, and its reply with its cache key if it may be cached."""
+def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes, tuple]:
+    """The inbox entry of one call, its reply with its cache key if it may
+    be cached, and what else it writes."""
     started = time.monotonic()
     try:
-        reply = answer(call["s"], cheap)
+        answered = answer(call["s"], cheap)
     except Harder:
         took = time.monotonic() - started
         metrics.call_ran(kind, "harder", took)
-        return {"c": call["i"], "x": "1", "us": int(took * 1e6)}, "", b""
+        return {"c": call["i"], "x": "1", "us": int(took * 1e6)}, "", b"", ()
     except Refused as exc:
         metrics.call_ran(kind, "refused", time.monotonic() - started)
-        return {"c": call["i"], "e": exc.code, "m": str(exc)}, "", b""
+        return {"c": call["i"], "e": exc.code, "m": str(exc)}, "", b"", ()
     except ValueError as exc:  # the service checked the call: this is a bug, said as such
         log.exception("a %s call failed", kind)
         metrics.call_ran(kind, "failed", time.monotonic() - started)
-        return {"c": call["i"], "e": "INTERNAL", "m": f"the {kind} failed: {exc}"}, "", b""
+        return {"c": call["i"], "e": "INTERNAL", "m": f"the {kind} failed: {exc}"}, "", b"", ()
     took = time.monotonic() - started
-    metrics.call_ran(kind, "ok", took)
-    cache_key = call.get("k", "") if _cacheable(kind, reply) else ""
-    return {"c": call["i"], "r": reply, "us": int(took * 1e6)}, cache_key, reply
+    done = answered if isinstance(answered, Answer) else Answer(answered)
+    metrics.call_ran(kind, done.outcome, took, done.steps)
+    cache_key = call.get("k", "") if _cacheable(kind, done.reply) else ""
+    return {"c": call["i"], "r": done.reply, "us": int(took * 1e6)}, cache_key, done.reply, done.writes
 
 
 def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:

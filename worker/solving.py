@@ -1,4 +1,4 @@
-"""A solve job: measure the search, then cut it into frames on the job's stream.
+"""A solve: measure the search, then cut it into frames on the job's stream.
 
 An attempt first runs the search to its end in C to learn its length and
 outcome (kept in the job's plan, so a retry cuts the same frames), then, for
@@ -6,6 +6,10 @@ a watched solve, replays it and writes a frame per boundary (worker/frames.py)
 through a FrameSink (worker/stream.py). The stream's frame 1 is the
 service's (sudoku/keys.py HEADER_SEQ); the worker's frames follow it. Cancel is seen
 between slices of the measuring and at every flush of frames.
+
+An unwatched solve (VIEW_FINAL) is first a call of a coalesced job
+(worker/calls.py), answered by `settled` and `final_frame` within the cheap
+lane's step cap; only one that needs more steps is a job of its own here.
 """
 
 from __future__ import annotations
@@ -35,6 +39,42 @@ OUTCOMES = {
     "gave_up": pb.GAVE_UP,
     "cancelled": pb.CANCELLED,
 }
+
+
+def settled(spec: SolveSpec, cap: int | None = None) -> tuple[Any, str] | None:
+    """An unwatched solve's search run to its end in one go, within its time
+    limit and `cap` steps: the stepper and the outcome; None when the cap,
+    below the spec's own max_steps, stopped it first (the service then
+    queues the solve as a job of its own)."""
+    own = spec.max_steps or None
+    limit = own if cap is None else min(own or cap, cap)
+    stepper = engine.Stepper(spec.board, strategy=spec.strategy, tie_break=spec.tie_break, seed=spec.seed,
+                             max_steps=limit)
+    deadline = time.monotonic() + spec.time_limit_ms / 1000
+    while stepper.status == "running" and time.monotonic() < deadline:
+        stepper.skip(MEASURE_SLICE)
+    outcome = "gave_up" if stepper.status == "running" else stepper.status
+    if outcome == "gave_up" and limit is not None and stepper.steps >= limit and limit != own:
+        return None
+    return stepper, outcome
+
+
+def final_frame(spec: SolveSpec, stepper, outcome: str) -> pb.Frame:
+    """The last frame of an unwatched solve (the worker's first, keys.WORKER_FIRST_SEQ):
+    the net change from the starting board, so drawing frame 1 then this one
+    gives the final board like any other pair of frames."""
+    start = Snapshot(0, 0, 0, 0, -1, spec.board)
+    after = Snapshot.of(stepper)
+    frame = search_frame(keys.WORKER_FIRST_SEQ, start, after, None, after.steps, True)
+    return ended(frame, spec.job_id, stepper, outcome)
+
+
+def ended(frame: pb.Frame, job_id: str, stepper, outcome: str) -> pb.Frame:
+    """Makes `frame` the last of the search `stepper` ended with `outcome`."""
+    finish(frame, job_id, OUTCOMES[outcome], stepper.board, stepper.solution, stepper.conflicts)
+    if outcome == "cancelled":
+        frame.cursor = -1
+    return frame
 
 
 def solve(job: Job, spec: SolveSpec) -> dict[str, Any]:
@@ -128,24 +168,10 @@ class SolveRun:
         return outcome
 
     def _final_frame(self, stepper, outcome: str) -> None:
-        # The net change from the starting board, so drawing frame 1 then
-        # this one gives the final board like any other pair of frames.
-        start = Snapshot(0, 0, 0, 0, -1, self.spec.board)
-        after = Snapshot.of(stepper)
-        self._add_last(search_frame(0, start, after, None, after.steps, True), stepper, outcome)
+        self.sink.add(final_frame(self.spec, stepper, outcome))
 
     def _add_last(self, frame: pb.Frame, stepper, outcome: str) -> None:
-        finish(
-            frame,
-            self.spec.job_id,
-            OUTCOMES[outcome],
-            stepper.board,
-            stepper.solution,
-            stepper.conflicts,
-        )
-        if outcome == "cancelled":
-            frame.cursor = -1
-        self.sink.add(frame)
+        self.sink.add(ended(frame, self.spec.job_id, stepper, outcome))
 
     def _replay(self, total: int, outcome: str):
         """Replays the measured search, one frame per boundary; returns the

@@ -1,4 +1,4 @@
-"""Unary calls, many to a job: Hint, CountSolutions, Grade, Explain and Step.
+"""Unary calls, many to a job: Hint, CountSolutions, Grade, Explain, Step and unwatched Solve.
 
 A call of one of these kinds is first a cheap one (sudoku/lanes.py): calls
 of its kind that arrive while a job of theirs waits in the queue, or while
@@ -25,7 +25,9 @@ back on this instance's inbox (service/jobs/inbox.py) and go to the client
 as they are. A call whose answer the cheap bounds do not reach goes on in
 the heavy lane, within its caller's share of that lane
 (service/jobs/shares.py), in jobs of a few calls (HEAVY_MAX_CALLS) that
-take them in the same way.
+take them in the same way. An unwatched Solve is a call of the cheap lane
+only: one that needs more goes on as a job of its own
+(service/rpc/server.py).
 
 Each call keeps its own deadline (the job skips a call whose caller has
 given up) and cancel (a caller that leaves is struck off the job's list).
@@ -250,7 +252,7 @@ class Coalescer:
 class UnaryCalls:
     """Coalesced calls of every kind, and the waits for their replies."""
 
-    KINDS = ("hint", "count", "grade", "explain", "step")
+    KINDS = ("hint", "count", "grade", "explain", "step", "solve")
 
     def __init__(self, jobs: Jobs, enqueuer: Enqueuer, inbox: Inbox, shares: Shares):
         self.jobs = jobs
@@ -267,11 +269,16 @@ class UnaryCalls:
         }
 
     async def run(self, kind: str, spec: Spec, cache_key: str | None, deadline: float | None,
-                  peer: str | None) -> bytes:
-        """The reply's bytes of one call (JobFailed, JobLost, ... as waiting.result)."""
+                  peer: str | None, escalate: bool = True) -> bytes | None:
+        """The reply's bytes of one call (JobFailed, JobLost, ... as
+        waiting.result). Without `escalate`, None for a call the cheap
+        lane's bounds do not reach (an unwatched solve is then queued as a
+        job of its own: service/rpc/server.py)."""
         queued_at = time.monotonic()
         async with self.shares.held(lanes.CHEAP, peer):
             reply = await self._once(kind, lanes.CHEAP, spec, cache_key, deadline)
+        if reply.harder and not escalate:
+            return None
         if reply.harder:
             async with self.shares.held(lanes.HEAVY, peer):
                 reply = await self._once(kind, lanes.HEAVY, spec, cache_key, deadline)

@@ -23,9 +23,10 @@ from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 from service.jobs.enqueue import Claim, Enqueued, Enqueuer, RequestIdReused
 from service.rpc.validate import Invalid
 from service.streams.hub import StreamHub
-from sudoku import cells, keys, lanes, names, tracing
+from sudoku import cells, keys, lanes, tracing
 from sudoku.config import Settings
 from sudoku.errors import Exhausted
+from sudoku.replies import header_frame
 from sudoku.specs import SolveSpec
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -64,33 +65,6 @@ def memory_verdict(info: dict) -> str | None:
 
 def new_job_id(cell: int = 0) -> str:
     return cells.new_job_id(cell)
-
-
-def header_frame(spec: SolveSpec, adjustments: list[str], pacing_unpaced: bool, runs: bool = False) -> pb.Frame:
-    """Frame 1 (keys.HEADER_SEQ): what the job will do, and the board it starts from."""
-    info = pb.JobInfo(
-        givens=spec.givens,
-        entries=spec.entries,
-        strategy=names.STRATEGIES[spec.strategy],
-        tie_break=names.TIE_BREAKS[spec.tie_break],
-        seed=spec.seed,
-        max_steps=spec.max_steps,
-        time_limit_ms=spec.time_limit_ms,
-        view=names.VIEWS[spec.view],
-        adjustments=adjustments,
-    )
-    if spec.view == "search":
-        info.pacing.CopyFrom(
-            pb.Pacing(
-                duration_ms=spec.duration_ms,
-                fps=spec.fps,
-                steps_per_frame=spec.steps_per_frame,
-                unpaced=pacing_unpaced,
-                runs=runs and not pacing_unpaced,
-            )
-        )
-    return pb.Frame(seq=keys.HEADER_SEQ, job_id=spec.job_id, cursor=-1, board=spec.board,
-                    counters=pb.Counters(), job=info)
 
 
 def fingerprint(request: pb.SolveRequest) -> str:

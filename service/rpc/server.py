@@ -29,6 +29,7 @@ from service.batches.many import ManyCounter
 from service.jobs import futures, waiting
 from service.jobs.cache import ResultCache, count_key, grade_key, hint_key
 from service.jobs.cells import Cell, Cells
+from service.jobs.queueing import fingerprint
 from service.jobs.shares import Shares
 from service.rpc import admission, decoding, metrics, validate
 from service.rpc.admission import FrameBudget, message_rate
@@ -37,9 +38,10 @@ from service.streams import relay
 from service.streams.pacing import Schedule
 from service.streams.relay import Relay, Trimmed
 from service.streams.stepping import Stepping
-from sudoku import keys, tracing
+from sudoku import keys, lanes, tracing
 from sudoku.config import Settings
 from sudoku.errors import CallError
+from sudoku.replies import header_frame
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 
@@ -192,10 +194,29 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         runs = bool(fps and request.pacing.runs)
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
         with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
+            if coalesced(spec, request) and (call := await self._solve_call(cell, request, spec, adjustments)):
+                last = await cell.unary.run("solve", call, None, _deadline(context), admission.peer(context),
+                                            escalate=False)
+                if last is not None:
+                    yield header_frame(spec, adjustments, False)  # as the worker wrote it on the stream
+                    yield last
+                    return
             async with contextlib.aclosing(self._solve(cell, request, spec, adjustments,
                                                        Schedule(fps, self._run_s(runs)))) as messages:
                 async for message in messages:
                     yield message
+
+    async def _solve_call(self, cell: Cell, request: pb.SolveRequest, spec, adjustments: list[str]):
+        """The spec of an unwatched solve as a coalesced call, which claims
+        its request_id with its stream; None when the id is claimed already
+        (the queueing attaches the call to that solve, or refuses it)."""
+        claim_key = claim_print = ""
+        if request.request_id:
+            claim_key = keys.request(request.request_id)
+            if await cell.hub.redis.exists(claim_key):
+                return None
+            claim_print = fingerprint(request)
+        return dataclasses.replace(spec, adjustments=adjustments, claim_key=claim_key, claim_print=claim_print)
 
     def _run_s(self, runs: bool) -> float:
         return self.settings.run_ms / 1000 if runs else 0.0
@@ -276,8 +297,9 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         return limits(self.settings)
 
     # Step, Hint, Explain, Grade and CountSolutions are coalesced calls
-    # (service/jobs/calls.py): they return the reply message's bytes as the worker
-    # made them (register() serializes a message or passes bytes on).
+    # (service/jobs/calls.py), as an unwatched Solve is first (coalesced):
+    # they return the reply message's bytes as the worker made them
+    # (register() serializes a message or passes bytes on).
 
     @statuses
     async def Step(self, request: pb.StepRequest, context):
@@ -315,10 +337,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
     async def _unary(self, kind: str, spec, cache_key, context) -> bytes:
         """The reply's bytes of a coalesced call (the cache's, when it has them)."""
         key = cache_key(spec) if cache_key is not None and self.cache.enabled else None
-        remaining = context.time_remaining()
-        deadline = time.time() + remaining if remaining is not None else None
         cell = self.cells.for_key(key)
-        return await cell.unary.run(kind, spec, key, deadline, admission.peer(context))
+        return await cell.unary.run(kind, spec, key, _deadline(context), admission.peer(context))
 
     @statuses
     async def CountBatch(self, request_iterator, context):
@@ -331,6 +351,24 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         async with contextlib.aclosing(self.many.replies(request_iterator, admission.peer(context))) as replies:
             async for reply in replies:
                 yield reply
+
+
+def coalesced(spec, request: pb.SolveRequest) -> bool:
+    """Whether a solve is first a call of a coalesced job (service/jobs/calls.py):
+    an unwatched one, whose caller is told its job id with its last frame,
+    whose search most likely ends within the cheap lane's steps
+    (sudoku/lanes.py): always when capped there, and for MRV, which ends all
+    but the rarest puzzles well within them. The rest would pay that try
+    for nothing, and see their first frame only after it."""
+    if spec.view != "final":
+        return False
+    return spec.strategy == "mrv" or 0 < spec.max_steps <= lanes.CHEAP_SOLVE_STEPS
+
+
+def _deadline(context) -> float | None:
+    """The call's deadline, as epoch seconds (None for none)."""
+    remaining = context.time_remaining()
+    return time.time() + remaining if remaining is not None else None
 
 
 async def _frames_alive(cell: Cell, job_id: str) -> None:

@@ -111,6 +111,11 @@ class SudokuServicer:
         as the job is queued and carries `job_id` and `job`; the last carries the
         outcome, the solution when there is one, and the counters. With
         view = VIEW_SEARCH the frames in between show the search; see Pacing.
+        An unwatched solve (VIEW_FINAL) by MRV or with max_steps of at most
+        10^6 shares a job with other calls, and its first frame comes with its
+        last when its search ends within 10^6 steps (else as its own job is
+        queued); its job_id works with Watch and Cancel, and its request_id
+        with a retry, all the same.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

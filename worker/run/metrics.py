@@ -62,12 +62,15 @@ def job_ran(job, ok: bool, seconds: float) -> None:
         log.warning("job metrics not recorded: %s", exc)
 
 
-def call_ran(kind: str, outcome: str, seconds: float) -> None:
+def call_ran(kind: str, outcome: str, seconds: float, steps: int = 0) -> None:
     """Records one call of a coalesced job (worker/calls.py), as a job of
-    its kind: outcome ok, harder (gone on to the heavy lane), refused (the
-    call's own error: a Step position the engine refuses) or failed."""
+    its kind: outcome ok (a solve's own: solved, exhausted, gave_up),
+    harder (gone on to the heavy lane), refused (the call's own error: a
+    Step position the engine refuses) or failed."""
     try:
         JOB_DURATION.labels(kind).observe(seconds)
+        if steps:
+            SEARCH_STEPS.inc(steps)
         JOBS.labels(kind, outcome).inc()
     except Exception as exc:  # noqa: BLE001 - as job_ran
         log.warning("call metrics not recorded: %s", exc)
