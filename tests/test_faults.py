@@ -347,7 +347,9 @@ def test_callers_sharing_a_refused_request_id_are_all_refused_at_once():
         # A job of its own (naive search), whose frame 1 comes as it is queued.
         filler = stub.Solve(pb.SolveRequest(board=EASY, strategy=pb.STRATEGY_NAIVE), timeout=TIMEOUT)
         next(filler)  # queued, and nobody will run it: the queue is full
-        request = pb.SolveRequest(board=EASY, seed=7, tie_break=pb.TIE_BREAK_RANDOM, request_id="shared-refused")
+        # Naive too: a job of its own, whose request_id is claimed as it is
+        # queued (an unwatched MRV solve claims it as it ends, in a shared job).
+        request = pb.SolveRequest(board=EASY, strategy=pb.STRATEGY_NAIVE, seed=7, request_id="shared-refused")
         codes = []
 
         def call() -> None:
