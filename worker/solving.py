@@ -41,20 +41,25 @@ OUTCOMES = {
 }
 
 
+def new_stepper(spec: SolveSpec, max_steps: int | None):
+    """The search `spec` asks for, from its start, capped at `max_steps` (None: no cap)."""
+    return engine.Stepper(spec.board, strategy=spec.strategy, tie_break=spec.tie_break, seed=spec.seed,
+                          max_steps=max_steps)
+
+
 def settled(spec: SolveSpec, cap: int | None = None) -> tuple[Any, str] | None:
     """An unwatched solve's search run to its end in one go, within its time
     limit and `cap` steps: the stepper and the outcome; None when the cap,
     below the spec's own max_steps, stopped it first (the service then
     queues the solve as a job of its own)."""
     own = spec.max_steps or None
-    limit = own if cap is None else min(own or cap, cap)
-    stepper = engine.Stepper(spec.board, strategy=spec.strategy, tie_break=spec.tie_break, seed=spec.seed,
-                             max_steps=limit)
+    capped = cap is not None and (own is None or cap < own)
+    stepper = new_stepper(spec, cap if capped else own)
     deadline = time.monotonic() + spec.time_limit_ms / 1000
     while stepper.status == "running" and time.monotonic() < deadline:
         stepper.skip(MEASURE_SLICE)
     outcome = "gave_up" if stepper.status == "running" else stepper.status
-    if outcome == "gave_up" and limit is not None and stepper.steps >= limit and limit != own:
+    if capped and outcome == "gave_up" and stepper.steps >= cap:
         return None
     return stepper, outcome
 
@@ -139,14 +144,7 @@ class SolveRun:
         return int(total), outcome.decode()
 
     def _new_stepper(self):
-        spec = self.spec
-        return engine.Stepper(
-            spec.board,
-            strategy=spec.strategy,
-            tie_break=spec.tie_break,
-            seed=spec.seed,
-            max_steps=spec.max_steps or None,
-        )
+        return new_stepper(self.spec, self.spec.max_steps or None)
 
     def _measure(self, stepper, started: float) -> str:
         """Runs the search to its end; returns how it ended. The length and

@@ -253,6 +253,10 @@ class UnaryCalls:
     """Coalesced calls of every kind, and the waits for their replies."""
 
     KINDS = ("hint", "count", "grade", "explain", "step", "solve")
+    # Kinds whose calls the cheap lane answers or hands back: an unwatched
+    # solve its bounds do not end is queued as a job of its own
+    # (service/rpc/server.py), so it has no heavy lane here.
+    CHEAP_ONLY = ("solve",)
 
     def __init__(self, jobs: Jobs, enqueuer: Enqueuer, inbox: Inbox, shares: Shares):
         self.jobs = jobs
@@ -265,19 +269,18 @@ class UnaryCalls:
         bounds = {lanes.CHEAP: (MAX_CALLS, call_s + 60), lanes.HEAVY: (HEAVY_MAX_CALLS, call_s * HEAVY_MAX_CALLS + 60)}
         self.lanes = {
             (kind, lane): Coalescer(jobs, enqueuer, kind, lane, inbox, *bounds[lane], settings.cache_ttl_s)
-            for kind in self.KINDS for lane in bounds
+            for kind in self.KINDS for lane in bounds if lane == lanes.CHEAP or kind not in self.CHEAP_ONLY
         }
 
     async def run(self, kind: str, spec: Spec, cache_key: str | None, deadline: float | None,
-                  peer: str | None, escalate: bool = True) -> bytes | None:
+                  peer: str | None) -> bytes | None:
         """The reply's bytes of one call (JobFailed, JobLost, ... as
-        waiting.result). Without `escalate`, None for a call the cheap
-        lane's bounds do not reach (an unwatched solve is then queued as a
-        job of its own: service/rpc/server.py)."""
+        waiting.result); None for a call of a CHEAP_ONLY kind that the cheap
+        lane's bounds do not reach."""
         queued_at = time.monotonic()
         async with self.shares.held(lanes.CHEAP, peer):
             reply = await self._once(kind, lanes.CHEAP, spec, cache_key, deadline)
-        if reply.harder and not escalate:
+        if reply.harder and kind in self.CHEAP_ONLY:
             return None
         if reply.harder:
             async with self.shares.held(lanes.HEAVY, peer):

@@ -194,9 +194,8 @@ class SudokuServicer(pb_grpc.SudokuServicer):
         runs = bool(fps and request.pacing.runs)
         rate = message_rate(search, fps, self.settings.run_ms if runs else 0)
         with self.frames.reserve(rate, admission.peer(context)):  # before any job exists: refused means nothing queued
-            if coalesced(spec, request) and (call := await self._solve_call(cell, request, spec, adjustments)):
-                last = await cell.unary.run("solve", call, None, _deadline(context), admission.peer(context),
-                                            escalate=False)
+            if coalesced(spec) and (call := await self._solve_call(cell, request, spec, adjustments)):
+                last = await cell.unary.run("solve", call, None, _deadline(context), admission.peer(context))
                 if last is not None:
                     yield header_frame(spec, adjustments, False)  # as the worker wrote it on the stream
                     yield last
@@ -353,7 +352,7 @@ class SudokuServicer(pb_grpc.SudokuServicer):
                 yield reply
 
 
-def coalesced(spec, request: pb.SolveRequest) -> bool:
+def coalesced(spec) -> bool:
     """Whether a solve is first a call of a coalesced job (service/jobs/calls.py):
     an unwatched one, whose caller is told its job id with its last frame,
     whose search most likely ends within the cheap lane's steps
