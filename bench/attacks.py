@@ -39,9 +39,14 @@ from bench.stack import ROOT, free_port, percentile, sudoku_server  # noqa: E402
 ATTACKS = [
     ("json-bomb", 1), ("arrays-bomb", 1), ("proto-bomb-http", 1), ("proto-bomb-grpc", 1),
     ("expensive-count", 3), ("expensive-count", 6), ("naive-solve", 3), ("explain-hardest", 4),
+    ("capped-solve", 1), ("long-mrv-solve", 1),
     ("half-bodies", 1), ("unread-streams", 1), ("rapid-reset", 1),
 ]
 CONNECTION_ATTACKS = {"half-bodies", "unread-streams", "rapid-reset"}
+# Calls each process keeps in flight (one a process unless said): the
+# solves the cheap lane coalesces, as many as one connection's share of
+# that lane (SUDOKU_CALLER_CHEAP_CALLS).
+IN_FLIGHT = {"capped-solve": 64, "long-mrv-solve": 64}
 
 
 class Honest:
@@ -95,7 +100,7 @@ class Honest:
 
 
 def attack(name: str, copies: int, address: str, http_address: str, seconds: float) -> dict:
-    options = ["source=127.0.0.3"] if name in CONNECTION_ATTACKS else []
+    options = ["source=127.0.0.3"] if name in CONNECTION_ATTACKS else [f"in_flight={IN_FLIGHT.get(name, 1)}"]
     procs = [subprocess.Popen([sys.executable, "-m", "tests.attacker", name, address, http_address, str(seconds),
                                *options], stdout=subprocess.PIPE, text=True, cwd=ROOT) for _ in range(copies)]
     got: dict = {}
@@ -132,7 +137,8 @@ def main() -> None:
                 got = attack(name, copies, address, http_address, args.seconds)
                 during = honest.take()
                 print(row("quiet", quiet[0], quiet[1]))
-                print(row(f"{copies} x {name}", during[0], during[1]))
+                many = f", {IN_FLIGHT[name]} in flight each" if name in IN_FLIGHT else ""
+                print(row(f"{copies} x {name}{many}", during[0], during[1]))
                 print(f"|  | attacker got {got}; honest failures {sorted(set(during[2])) or 'none'} | | | |",
                       flush=True)
         finally:

@@ -4,7 +4,9 @@ against a service until SECONDS have passed, then prints one JSON line:
 what each attempt got back, counted ({"outcomes": {"RESOURCE_EXHAUSTED":
 12}, "attempts": 12}), and what the attack reports of itself. NAME=VALUE
 options: `source` (the address to send from: 127.0.0.3, so that it is not
-the honest client's), `count` (connections or streams).
+the honest client's), `count` (connections or streams), `in_flight` (a
+request attack's calls at once on its connection, each from a thread of
+its own; 1 by default).
 
 Its own process, so that what it costs to mount an attack (building 16 MB
 to compress, HTTP/2 framing in Python) is not charged to the service the
@@ -21,6 +23,7 @@ import json
 import select
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -126,10 +129,34 @@ def naive_solve(grpc_address: str, http_address: str) -> Callable[[], str]:
     near, to the service's step ceiling (max_steps 0: the most allowed)."""
     from tests.puzzles import ENDLESS
 
+    return _solve(grpc_address, pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE))
+
+
+def capped_solve(grpc_address: str, http_address: str) -> Callable[[], str]:
+    """Legal and dear in the cheap lane: an unwatched naive Solve of a board
+    with no solution near, capped at the cheap lane's steps (about 15 ms of
+    a worker each, the most a call the cheap lane answers itself costs;
+    since 5661c31 up to 64 of them ride in one coalesced job)."""
+    from sudoku.lanes import CHEAP_SOLVE_STEPS
+    from tests.puzzles import ENDLESS
+
+    request = pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE, max_steps=CHEAP_SOLVE_STEPS)
+    return _solve(grpc_address, request)
+
+
+def long_mrv_solve(grpc_address: str, http_address: str) -> Callable[[], str]:
+    """Legal and dear: an unwatched MRV Solve (the default) of a board whose
+    search outlasts the cheap lane's steps, so each pays its cheap try (about
+    25 ms of a worker) before going on as a heavy job of its own."""
+    from tests.puzzles import LONG_MRV
+
+    return _solve(grpc_address, pb.SolveRequest(board=LONG_MRV))
+
+
+def _solve(grpc_address: str, request: pb.SolveRequest) -> Callable[[], str]:
     channel = grpc.insecure_channel(grpc_address)
     call = channel.unary_stream("/sudoku.v1.Sudoku/Solve", request_serializer=pb.SolveRequest.SerializeToString,
                                 response_deserializer=pb.Frame.FromString)
-    request = pb.SolveRequest(board=ENDLESS, strategy=pb.STRATEGY_NAIVE)
     return lambda: _grpc_outcome(lambda: list(call(request, timeout=TIMEOUT)))
 
 
@@ -150,7 +177,7 @@ def explain_hardest(grpc_address: str, http_address: str) -> Callable[[], str]:
 
 ATTACKS = {f.__name__.replace("_", "-"): f
            for f in (json_bomb, arrays_bomb, proto_bomb_http, proto_bomb_grpc, expensive_count, naive_solve,
-                     explain_hardest)}
+                     capped_solve, long_mrv_solve, explain_hardest)}
 
 
 # ---- Attacks on connections rather than requests: each runs once, for the whole time ----
@@ -380,8 +407,19 @@ def main(argv: list[str]) -> None:
     print("ready", flush=True)
     outcomes: collections.Counter[str] = collections.Counter()
     deadline = time.monotonic() + float(seconds)
-    while not outcomes or time.monotonic() < deadline:
-        outcomes[attempt()] += 1
+
+    def attempts() -> None:
+        while not outcomes or time.monotonic() < deadline:
+            got = attempt()
+            with counting:
+                outcomes[got] += 1
+
+    counting = threading.Lock()
+    threads = [threading.Thread(target=attempts) for _ in range(int(extra.get("in_flight", 1)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     print(json.dumps({"outcomes": dict(outcomes), "attempts": sum(outcomes.values())}), flush=True)
 
 

@@ -15,6 +15,11 @@ WIKIPEDIA = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....4
 # all nine values without any two givens clashing): it runs until stopped,
 # which makes it the test suite's long job (~2 s per 100M steps).
 ENDLESS = "........5........6........7........8........................9...........1234....."
+# Many solutions (tests/data/multi_solution_16_clue.txt's 31st), and MRV
+# takes 3,181,631 steps to the first: more than the cheap lane's
+# (sudoku/lanes.py CHEAP_SOLVE_STEPS), so an unwatched solve of it goes on
+# as a job of its own.
+LONG_MRV = "................12..3.4.........63....7.....4.1.5..........84...2..3.....9.....5."
 WIKIPEDIA_SOLUTION = (
     "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 )

@@ -20,14 +20,12 @@ from sudoku import engine, keys, lanes
 from sudoku.v1 import sudoku_pb2 as pb
 from tests.faults import FAULTY_WORKER
 from tests.frames_util import Reader
-from tests.puzzles import puzzles
+from tests.puzzles import LONG_MRV, puzzles
 from tests.stack import ServiceThread, make_settings, supervise_in_background, until, url_of
 from worker.run.supervisor import Supervisor
 
 TIMEOUT = 60
 BOARDS = puzzles("magictour_top1465")[:12]
-# MRV takes 3,181,631 steps to its first solution: more than the cheap lane's.
-LONG = puzzles("multi_solution_16_clue")[30]
 
 
 def ended_as(board: str, **options) -> engine.Stepper:
@@ -109,9 +107,9 @@ def test_a_coalesced_solve_can_be_watched_again_and_has_nothing_to_cancel(stub, 
 def test_a_solve_longer_than_the_cheap_lane_goes_on_as_a_job_of_its_own(stub, redis):
     """The cheap lane's try gives up at its step cap; the solve is then
     queued as a job, and the caller sees only that job's frames."""
-    request = pb.SolveRequest(board=LONG)
+    request = pb.SolveRequest(board=LONG_MRV)
     frames = list(stub.Solve(request, timeout=TIMEOUT))
-    expected = ended_as(LONG)
+    expected = ended_as(LONG_MRV)
     assert expected.steps > lanes.CHEAP_SOLVE_STEPS
     check_frames(frames, request, expected)
     assert is_rq_job(redis, frames[0].job_id)
@@ -120,9 +118,9 @@ def test_a_solve_longer_than_the_cheap_lane_goes_on_as_a_job_of_its_own(stub, re
 def test_a_step_cap_reached_in_the_cheap_lane_is_the_answer(stub, redis):
     """A cap of the request's own, within the cheap lane's, ends the search
     GAVE_UP there, as a job would: not a reason to go on."""
-    request = pb.SolveRequest(board=LONG, max_steps=1_000)
+    request = pb.SolveRequest(board=LONG_MRV, max_steps=1_000)
     frames = list(stub.Solve(request, timeout=TIMEOUT))
-    check_frames(frames, request, ended_as(LONG, max_steps=1_000))
+    check_frames(frames, request, ended_as(LONG_MRV, max_steps=1_000))
     assert frames[1].outcome == pb.GAVE_UP and not is_rq_job(redis, frames[0].job_id)
 
 
