@@ -104,6 +104,21 @@ def test_a_coalesced_solve_can_be_watched_again_and_has_nothing_to_cancel(stub, 
     assert stub.Cancel(pb.CancelRequest(job_id=job_id), timeout=TIMEOUT).cancelled is False
 
 
+def test_a_coalesced_solve_keeps_its_two_frames_compactly(stub, redis):
+    """Redis gives a new stream's first node room for 4 KB of entries: two
+    frames kept so cost 4.7 KB, for SUDOKU_UNWATCHED_TTL_S, three times
+    what a Hint keeps. The stream is written whole, so it is stored at its
+    size: its frames, its expiry and its use are the same."""
+    request = pb.SolveRequest(board=BOARDS[1])
+    frames = list(stub.Solve(request, timeout=TIMEOUT))
+    stream = keys.frames(frames[0].job_id)
+    size = sum(len(fields[b"f"]) for _, fields in redis.xrange(stream))
+    assert redis.memory_usage(stream) < size + 1024, (redis.memory_usage(stream), size)
+    assert [pb.Frame.FromString(fields[b"f"]) for _, fields in redis.xrange(stream)] == frames
+    assert 0 < redis.ttl(stream) <= 60
+    assert list(stub.Watch(pb.WatchRequest(job_id=frames[0].job_id), timeout=TIMEOUT)) == frames
+
+
 def test_a_solve_longer_than_the_cheap_lane_goes_on_as_a_job_of_its_own(stub, redis):
     """The cheap lane's try gives up at its step cap; the solve is then
     queued as a job, and the caller sees only that job's frames."""
