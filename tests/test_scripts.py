@@ -17,7 +17,8 @@ from redis.exceptions import DataError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from launcher.embedded_redis import EmbeddedRedis
-from sudoku.scripts import LOAD, RECONNECT, HeldConnection, Recovery, Script, ScriptPool
+from sudoku import keys
+from sudoku.scripts import LOAD, RECONNECT, SOLVED_STREAM, HeldConnection, Recovery, Script, ScriptPool
 from tests.stack import until, url_of
 
 ECHO = Script("return ARGV[1]")
@@ -139,3 +140,29 @@ def test_a_stalled_redis_costs_the_service_one_try_and_a_worker_two():
         worker.close()
         observer.close()
         server.stop()
+
+
+def test_an_unwatched_solves_stream_is_kept_compact_or_as_written_where_dump_is_refused(fresh_redis):
+    """SOLVED_STREAM dumps and restores the stream it writes, which stores
+    it at its size; a Redis whose ACL refuses DUMP (or RESTORE) still gets
+    the stream whole, with its expiry, only not compacted."""
+    redis = fresh_redis()
+    first, last = b"1" * 315, b"2" * 362
+
+    def solved(job: str) -> str:
+        stream = keys.frames(job)
+        assert redis.eval(SOLVED_STREAM.source, 2, stream, "", first, last, 60, f"{job} print", keys.frames("")) == 1
+        assert [fields[b"f"] for _, fields in redis.xrange(stream)] == [first, last]
+        assert 0 < redis.ttl(stream) <= 60
+        return stream
+
+    assert redis.memory_usage(solved("compact")) < len(first) + len(last) + 1024
+    for refused in ("-dump", "-restore"):
+        redis.acl_setuser("default", enabled=True, nopass=True, commands=["+@all", refused], keys=["*"],
+                          channels=["*"], reset=True)
+        try:
+            stream = solved(f"refused{refused}")
+            assert redis.memory_usage(stream) > 4096  # as written: the node's room for 4 KB
+        finally:
+            redis.acl_setuser("default", enabled=True, nopass=True, commands=["+@all"], keys=["*"], channels=["*"],
+                              reset=True)
