@@ -15,6 +15,7 @@ lane's step cap; only one that needs more steps is a job of its own here.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from redis import Redis
@@ -47,6 +48,19 @@ def new_stepper(spec: SolveSpec, max_steps: int | None):
                           max_steps=max_steps)
 
 
+def run_out(stepper, deadline: float, cancelled: Callable[[], bool] = lambda: False) -> str:
+    """Runs the search in slices until it ends, `deadline` (monotonic)
+    passes or `cancelled()` says so; returns how it ended (the stepper's
+    status, gave_up or cancelled)."""
+    while stepper.status == "running":
+        if cancelled():
+            return "cancelled"
+        if time.monotonic() >= deadline:
+            return "gave_up"
+        stepper.skip(MEASURE_SLICE)
+    return stepper.status
+
+
 def settled(spec: SolveSpec, cap: int | None = None) -> tuple[Any, str] | None:
     """An unwatched solve's search run to its end in one go, within its time
     limit and `cap` steps: the stepper and the outcome; None when the cap,
@@ -55,10 +69,7 @@ def settled(spec: SolveSpec, cap: int | None = None) -> tuple[Any, str] | None:
     own = spec.max_steps or None
     capped = cap is not None and (own is None or cap < own)
     stepper = new_stepper(spec, cap if capped else own)
-    deadline = time.monotonic() + spec.time_limit_ms / 1000
-    while stepper.status == "running" and time.monotonic() < deadline:
-        stepper.skip(MEASURE_SLICE)
-    outcome = "gave_up" if stepper.status == "running" else stepper.status
+    outcome = run_out(stepper, time.monotonic() + spec.time_limit_ms / 1000)
     if capped and outcome == "gave_up" and stepper.steps >= cap:
         return None
     return stepper, outcome
@@ -149,17 +160,7 @@ class SolveRun:
     def _measure(self, stepper, started: float) -> str:
         """Runs the search to its end; returns how it ended. The length and
         outcome are kept for a retry, which then cuts the same frames."""
-        deadline = started + self.spec.time_limit_ms / 1000
-        outcome = "gave_up"
-        while stepper.status == "running":
-            if self.attempt.cancelled():
-                outcome = "cancelled"
-                break
-            if time.monotonic() >= deadline:
-                break
-            stepper.skip(MEASURE_SLICE)
-        else:
-            outcome = stepper.status
+        outcome = run_out(stepper, started + self.spec.time_limit_ms / 1000, self.attempt.cancelled)
         if outcome != "cancelled":
             ttl = self.spec.stream_ttl_s + self.spec.time_limit_ms // 1000 + 60
             self.attempt.set_plan(ttl, total=stepper.steps, outcome=outcome)
