@@ -30,6 +30,11 @@ after 300 more calls at 16 in flight, less before, per call (a job that
 answered on an inbox goes as it ends; the result cache's entry stays
 SUDOKU_CACHE_TTL_S), and calls/job
 @16 how many calls a coalesced job carried in that burst.
+
+--in-flight also takes rates: `--in-flight 1,16,40/s,100/s` adds a steady
+flow of 40 and of 100 calls a second (up to 4 in flight), a backend's
+traffic between its bursts, where calls come further apart than a job
+waits for more without a ring (worker/calls.py: LINGER_MS).
 """
 
 from __future__ import annotations
@@ -222,6 +227,8 @@ async def drive(address: str, method: str, stream: bool, requests: list[bytes], 
                 if pace:
                     wait, next_at = next_at - time.perf_counter(), max(next_at, time.perf_counter()) + 1 / pace
                     await asyncio.sleep(max(0.0, wait))
+                    if not todo:  # another client took the last while this one waited
+                        break
                 request = todo.pop()
                 started = time.perf_counter()
                 if stream:
@@ -237,6 +244,12 @@ async def drive(address: str, method: str, stream: bool, requests: list[bytes], 
         for channel in channels:
             await channel.close()
     return latencies, messages
+
+
+def flow(flight: str) -> tuple[int, float]:
+    """--in-flight's calls in flight and pace: "16" is 16 as fast as they
+    go, "40/s" a steady 40 calls a second, up to 4 in flight."""
+    return (4, float(flight[:-2])) if flight.endswith("/s") else (int(flight), 0.0)
 
 
 def measure(target, method: str, stream: bool, requests: list[bytes], in_flight: int, redis: Redis | None,
@@ -291,12 +304,14 @@ def main() -> None:
     trees = [ROOT, *args.against]
     rng = random.Random(22)
     kinds = args.kinds.split(",")
-    flights = [int(n) for n in args.in_flight.split(",")]
+    flights = args.in_flight.split(",")
     runs: dict[tuple, list[dict]] = {}
     for _ in range(args.rounds):
         echo = Echo(reply_size=600)
         for flight in flights:
-            result = measure(echo, METHODS["echo"][0], False, requests_of("hint", args.calls + 50, rng), flight, None)
+            calls, pace = flow(flight)
+            result = measure(echo, METHODS["echo"][0], False, requests_of("hint", args.calls + 50, rng), calls,
+                             None, pace)
             result["bytes"], result["calls_per_job"] = 0.0, 0.0
             runs.setdefault(("echo", "bare grpc.aio", flight), []).append(result)
         echo.close()
@@ -308,9 +323,10 @@ def main() -> None:
                         method, stream = METHODS[kind]
                         # Fresh requests for every run: a cache must never answer.
                         requests = requests_of(kind, args.calls + 50, rng)
-                        result = measure(server, method, stream, requests, flight, server.redis)
-                        result["bytes"], result["calls_per_job"] = footprint(server, method, stream,
-                                                                             requests_of(kind, 300, rng), server.redis)
+                        calls, pace = flow(flight)
+                        result = measure(server, method, stream, requests, calls, server.redis, pace)
+                        result["bytes"], result["calls_per_job"] = (0.0, 0.0) if pace else footprint(
+                            server, method, stream, requests_of(kind, 300, rng), server.redis)
                         runs.setdefault((kind, str(tree), flight), []).append(result)
             finally:
                 server.close()
@@ -322,7 +338,7 @@ def main() -> None:
           f"{'Redis B/call':>12} {'calls/job @16':>13}")
     for kind, tree, flight, r in rows:
         ratio = r["cpu_ms"] / floors[flight]["cpu_ms"]
-        print(f"{kind:6} {tree[-24:]:24} {flight:9} {r['cpu_ms']:11.3f} {ratio:6.1f} {r['service_ms']:7.3f} "
+        print(f"{kind:6} {tree[-24:]:24} {flight:>9} {r['cpu_ms']:11.3f} {ratio:6.1f} {r['service_ms']:7.3f} "
               f"{r['workers_ms']:7.3f} {r['redis_us']:13.1f} {r['commands']:9.1f} {r['per_s']:8.0f} {r['p50']:7.2f} "
               f"{r['p99']:7.2f} {r['messages']:9.1f} {r['bytes']:12.0f} {r['calls_per_job']:13.1f}")
 

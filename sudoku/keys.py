@@ -110,6 +110,22 @@ ADDED_FIELD = "sudoku_calls_added"
 CLOSED_FIELD = "sudoku_calls_closed"
 
 
+def lingering(queues: tuple[str, ...] | list[str]) -> str:
+    """List of the added calls (keys.calls) of coalesced jobs waiting for
+    more calls on workers that take jobs from `queues` (the queue names of
+    one kind of worker, in order): a job queued on one of them and left
+    waiting takes the worker of the oldest (worker/calls.py)."""
+    return f"{PREFIX}:lingering:{'+'.join(queues)}"
+
+
+def lingering_for(queue: str) -> tuple[str, str]:
+    """The lingering lists (keys.lingering) a job queued on `queue` asks a
+    worker of, in order: the interactive workers' (sudoku/lanes.py) for a
+    job they take, then the general workers' ("" for none)."""
+    general = lingering(QUEUES)
+    return (lingering((QUEUE_INTERACTIVE,)), general) if queue == QUEUE_INTERACTIVE else (general, "")
+
+
 def cancelled_calls(job_id: str) -> str:
     """Set of the calls of a coalesced job whose callers left before their
     answer: its worker skips them."""

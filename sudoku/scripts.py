@@ -173,13 +173,32 @@ class ScriptPool:
 
 # ---- The service (service/jobs/enqueue.py) ----
 
+# A job queued where every worker is busy waits for one to end its job. A
+# job that only waits for more calls (worker/calls.py: up to LINGER_MS)
+# then waits no longer than it did before it waited so long
+# (BUSY_LINGER_MS). While it waits, a job's added calls are on the
+# lingering list of its worker's kind (keys.lingering). A job queued takes
+# the oldest off its queue's lists (keys.lingering_for) and rings it (a
+# "y" entry). The worker looks at its queues then, and waits on as long
+# as it was going to if another worker took the job meanwhile. The TTL is
+# for a ring on a job whose worker died while it waited (its added calls
+# may be gone).
+RING = """
+local ringing = redis.call('LPOP', KEYS[{0}])
+if not ringing and KEYS[{1}] ~= '' then ringing = redis.call('LPOP', KEYS[{1}]) end
+if ringing then
+  redis.call('XADD', ringing, '*', 'y', '1')
+  if redis.call('TTL', ringing) == -1 then redis.call('EXPIRE', ringing, 7200) end
+end"""
+
 # Enqueuer.enqueue: what RQ's Queue._enqueue_async_job writes (the job's
 # hash, its id pushed onto the queue, the queue in RQ's set of queues), a
 # note that it was queued (for worker/run/recovery.py), the bound checked first;
 # a cached reply looked up, frame 1 and the request_id claimed, all in the
 # same step.
 # KEYS: queue list, job hash, RQ's set of queues, pending jobs, frame stream
-#       (or ""), cached reply (or ""), request_id (or "")
+#       (or ""), cached reply (or ""), request_id (or ""), then the two
+#       lingering lists of the queue (keys.lingering_for; see RING)
 # ARGV: bound, job id, frame 1 (or ""), now, the request's fingerprint (or
 #       ""), the request_id's TTL, the frame streams' key prefix, then the job
 #       hash's field/value pairs
@@ -208,6 +227,7 @@ redis.call('HSET', KEYS[2], unpack(ARGV, 8))
 redis.call('RPUSH', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[3], KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+RING(8, 9)
 if KEYS[5] ~= '' then
   redis.call('XADD', KEYS[5], 'HEADER_ID', 'f', ARGV[3])
   redis.call('EXPIRE', KEYS[5], 86400)
@@ -216,7 +236,7 @@ if KEYS[7] ~= '' then
   redis.call('SET', KEYS[7], ARGV[2] .. ' ' .. ARGV[5], 'EX', ARGV[6])
 end
 return {1, waiting}
-""".replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)))
+""".replace("HEADER_ID", keys.frame_id(keys.HEADER_SEQ)).replace("RING(8, 9)", RING.format(8, 9)))
 
 
 # Coalescer.submit (service/jobs/calls.py): coalesced calls. Each call whose
@@ -227,8 +247,9 @@ return {1, waiting}
 # else into a new job, queued as ENQUEUE queues one (the bound checked
 # first), which carries them in its hash (keys.CALLS_FIELD).
 # KEYS: open job's hash (or ""), open job's added calls (or ""), queue list,
-#       new job hash, RQ's set of queues, pending jobs, then a cache key (or
-#       "") per call
+#       new job hash, RQ's set of queues, pending jobs, the two lingering
+#       lists of the queue (keys.lingering_for; see RING), then a cache key
+#       (or "") per call
 # ARGV: calls a job holds at most, n (calls), the added calls' TTL, bound,
 #       new job id, now, then the n calls, then the new job hash's
 #       field/value pairs
@@ -240,8 +261,8 @@ local n = tonumber(ARGV[2])
 local hits, rest = {}, {}
 for i = 1, n do
   local cached = false
-  if KEYS[6 + i] ~= '' then
-    local reply = redis.call('GET', KEYS[6 + i])
+  if KEYS[8 + i] ~= '' then
+    local reply = redis.call('GET', KEYS[8 + i])
     if reply then
       hits[#hits + 1] = i
       hits[#hits + 1] = reply
@@ -267,8 +288,10 @@ redis.call('HSET', KEYS[4], 'CALLS', table.concat(rest, '\\n'), 'COUNT', #rest, 
 redis.call('RPUSH', KEYS[3], ARGV[5])
 redis.call('SADD', KEYS[5], KEYS[3])
 redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
+RING(7, 8)
 return {1, waiting, hits}
-""".replace("CALLS", keys.CALLS_FIELD).replace("COUNT", keys.CALLS_COUNT_FIELD).replace("ADDED", keys.ADDED_FIELD)
+""".replace("RING(7, 8)", RING.format(7, 8))
+  .replace("CALLS", keys.CALLS_FIELD).replace("COUNT", keys.CALLS_COUNT_FIELD).replace("ADDED", keys.ADDED_FIELD)
   .replace("CLOSED", keys.CLOSED_FIELD))
 
 
@@ -391,6 +414,24 @@ CHECK = Script(FENCE + """
 return redis.call('EXISTS', KEYS[2])
 """)
 
+
+# worker/calls.py: a coalesced job about to wait for more calls lists
+# itself to be rung (RING), unless a job already waits on one of its
+# worker's queues (queued when no job waited to be rung): then it rings
+# itself, so that its wait is short. Called with EVAL, in the round trip
+# of the job's replies and its wait.
+# KEYS: its workers' lingering list, its added calls, its worker's queues
+LINGER = Script("""
+for i = 3, #KEYS do
+  if redis.call('LLEN', KEYS[i]) > 0 then
+    redis.call('XADD', KEYS[2], '*', 'y', '1')
+    if redis.call('TTL', KEYS[2]) == -1 then redis.call('EXPIRE', KEYS[2], 7200) end
+    return 1
+  end
+end
+redis.call('RPUSH', KEYS[1], KEYS[2])
+return 0
+""")
 
 # worker/calls.py: closes a coalesced job to more calls (SUBMIT adds none
 # once it is marked), and returns the calls added since the worker's last

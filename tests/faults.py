@@ -76,7 +76,7 @@ def _kill_after_a_reply() -> None:
     """From now on this process sends each reply of a coalesced job at once, and dies after the first."""
     flush = worker.calls._Replies.flush
 
-    def flush_and_die(self, *delete: str, then=None):
+    def flush_and_die(self, *delete: str, then=()):
         sent = bool(self.pending)
         answer = flush(self, *delete, then=then)
         if sent:

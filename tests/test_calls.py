@@ -20,6 +20,7 @@ import grpc
 import pytest
 from redis.asyncio import Redis as AsyncRedis
 from rq import Queue, Worker
+from rq.registry import FailedJobRegistry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
@@ -66,9 +67,10 @@ def workers_later(fresh_redis):
         supervisor.stop()
 
 
-def submit(redis, calls: list[bytes], open_job: str | None = None, **args) -> str:
+def submit(redis, calls: list[bytes], open_job: str | None = None, timeout: int = 60, **args) -> str:
     """The calls into one cheap Hint job, by the service's own submit (a new
-    job, or `open_job`); `args`: the job's own beside the kind's (worker/calls.py run)."""
+    job, or `open_job`), with RQ's `timeout`; `args`: the job's own beside
+    the kind's (worker/calls.py run)."""
 
     async def go() -> str:
         client = AsyncRedis.from_url(url_of(redis))
@@ -76,7 +78,7 @@ def submit(redis, calls: list[bytes], open_job: str | None = None, **args) -> st
         queue = Queue(keys.QUEUE_INTERACTIVE, connection=redis, serializer=JSONSerializer)
         template = enqueuer.template(
             queue, FUNC, {"kind": "hint", "cheap": True, "inbox": INBOX, "cache_ttl_s": 0, **args},
-            timeout=60, result_ttl=ANSWERED_TTL_S, failure_ttl=60)
+            timeout=timeout, result_ttl=ANSWERED_TTL_S, failure_ttl=60)
         done = await enqueuer.submit(template, 100, f"calls-{time.monotonic_ns()}", open_job, calls,
                                      [""] * len(calls), 64, 3600)
         await enqueuer.close()
@@ -89,6 +91,15 @@ def submit(redis, calls: list[bytes], open_job: str | None = None, **args) -> st
 def queued(redis) -> int:
     """Cheap jobs waiting for a worker."""
     return redis.llen(Queue(keys.QUEUE_INTERACTIVE, connection=redis).key)
+
+
+def closed(redis, job_id: str) -> bool:
+    """The job has ended as a job that answered its calls ends (its hash
+    goes at once); a failed one (its wait cut by the worker's socket
+    timeout, say) stays in the failed registry."""
+    failed = FailedJobRegistry(keys.QUEUE_INTERACTIVE, connection=redis).get_job_ids()
+    assert job_id not in failed, f"job {job_id} failed"
+    return not redis.exists(Job.key_for(job_id))
 
 
 def settled(redis) -> bool:
@@ -154,6 +165,77 @@ def test_a_running_job_takes_the_calls_added_while_it_runs_then_closes(workers_l
     later = submit(redis, [call_entry("d", hint(BOARDS[3]), None, None)], open_job=job_id)
     assert later not in (None, job_id)
     until(lambda: "d" in answered(redis), "the call after the close was answered by a new job")
+
+
+def test_a_job_waiting_for_calls_ends_its_wait_for_a_job_queued_behind_it(workers_later):
+    """One worker, whose job waits for more calls (ten minutes: nothing but
+    a ring ends the wait as a job ends; the worker's socket timeout would
+    fail it): a job queued behind it rings it, and the worker closes its
+    job and takes the one queued."""
+    redis, start = workers_later
+    first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
+                   takes_calls_s=1200, timeout=1200)
+    start()
+    lingering = keys.lingering((keys.QUEUE_INTERACTIVE,))
+    until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()],
+          "the job answered its call and waits for more, on its workers' lingering list")
+    assert answered(redis) == {"a"}
+    second = submit(redis, [call_entry("b", hint(BOARDS[1]), None, None)])
+    assert second != first
+    until(lambda: answered(redis) == {"a", "b"}, "the job queued behind it was answered")
+    until(lambda: closed(redis, first), "the first job closed and finished")
+
+
+def test_a_job_does_not_wait_for_calls_while_a_job_waits_for_its_worker(workers_later):
+    """Two jobs queued before the one worker starts: the second's ring found
+    no job waiting for calls, so the first, once it has answered its call,
+    finds the second waiting, and closes instead of waiting for more."""
+    redis, start = workers_later
+    first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
+                   takes_calls_s=1200, timeout=1200)
+    second = submit(redis, [call_entry("b", hint(BOARDS[1]), None, None)])
+    assert second != first and queued(redis) == 2
+    start()
+    until(lambda: answered(redis) == {"a", "b"}, "both jobs' calls were answered")
+    until(lambda: closed(redis, first), "the first job closed and finished")
+
+
+def test_a_ring_for_a_job_another_worker_took_leaves_the_wait_on(workers_later):
+    """A ring whose job another worker has taken (none waits on the queue)
+    leaves the job waiting, listed again, and it takes the next call."""
+    redis, start = workers_later
+    first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
+                   takes_calls_s=1200, timeout=1200)
+    start()
+    lingering = keys.lingering((keys.QUEUE_INTERACTIVE,))
+    until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()], "the job waits for more")
+    # The ring a queued job writes (sudoku/scripts.py RING), the job gone at once.
+    assert redis.lpop(lingering) == keys.calls(first).encode()
+    redis.xadd(keys.calls(first), {"y": 1})
+    until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()], "the job waits on, listed again")
+    assert submit(redis, [call_entry("b", hint(BOARDS[1]), None, None)], open_job=first) == first
+    until(lambda: answered(redis) == {"a", "b"}, "the next call was answered by the same job")
+    assert redis.hget(Job.key_for(first), "status") == b"started"
+
+
+def test_a_call_that_comes_with_the_ring_is_answered_before_the_job_closes(workers_later):
+    """A call and a ring in the same read, with a job waiting on the queue:
+    the job answers the call, then closes."""
+    redis, start = workers_later
+    first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
+                   takes_calls_s=1200, timeout=1200)
+    start()
+    lingering = keys.lingering((keys.QUEUE_INTERACTIVE,))
+    until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()], "the job waits for more")
+    with redis.pipeline(transaction=True) as both:  # what SUBMIT writes for a call, then a job queued that rings
+        both.xadd(keys.calls(first), {"c": call_entry("b", hint(BOARDS[1]), None, None)})
+        both.hincrby(Job.key_for(first), keys.ADDED_FIELD, 1)
+        both.rpush(Queue(keys.QUEUE_INTERACTIVE, connection=redis).key, "a-job-gone-before-it-started")
+        both.lpop(lingering)
+        both.xadd(keys.calls(first), {"y": 1})
+        both.execute()
+    until(lambda: closed(redis, first), "the job closed and finished")
+    assert answered(redis) == {"a", "b"}
 
 
 def test_a_heavy_job_takes_the_heavy_calls_added_while_it_runs(workers_later):

@@ -206,3 +206,38 @@ def test_a_lost_script_a_killed_connection_and_a_cancelled_call_are_survived(fre
             await client.aclose()
 
     run(go())
+
+
+def test_a_queued_job_rings_the_job_that_has_waited_longest_for_calls(fresh_redis):
+    """A job queued takes one job waiting for calls off its queue's
+    lingering lists, the interactive workers' first, and rings it: a "y"
+    entry on its added calls (worker/calls.py), which lives at most two
+    hours if nothing else keeps it. A job refused, or none waiting, rings nothing."""
+    redis = fresh_redis()
+    url = url_of(redis)
+    interactive, general = keys.lingering_for(keys.QUEUE_INTERACTIVE)
+    assert keys.lingering_for(keys.QUEUE_HEAVY) == (general, "")
+    redis.rpush(interactive, keys.calls("i1"), keys.calls("i2"))
+    redis.rpush(general, keys.calls("g1"), keys.calls("g2"))
+    redis.xadd(keys.calls("i2"), {"c": "a call"})
+    redis.expire(keys.calls("i2"), 9000)
+    queues = {name: Queue(name, connection=redis, serializer=JSONSerializer) for name in keys.QUEUES}
+
+    def rings(job: str) -> int:
+        return sum(b"y" in fields for _, fields in redis.xrange(keys.calls(job)))
+
+    def queue_one(name: str, bound: int = 10) -> bool:
+        return run(enqueue(url, queues[name], bound, "worker.jobs.part", {}, uuid.uuid4().hex)).queued
+
+    assert queue_one(keys.QUEUE_INTERACTIVE)
+    assert rings("i1") == 1 and redis.lrange(interactive, 0, -1) == [keys.calls("i2").encode()]
+    assert 7000 < redis.ttl(keys.calls("i1")) <= 7200
+    assert queue_one(keys.QUEUE_INTERACTIVE)
+    assert rings("i2") == 1 and redis.ttl(keys.calls("i2")) > 7200  # its own TTL kept
+    assert queue_one(keys.QUEUE_INTERACTIVE)  # no interactive job waits: a general one's turn
+    assert rings("g1") == 1 and redis.lrange(general, 0, -1) == [keys.calls("g2").encode()]
+    assert not queue_one(keys.QUEUE_BATCH, bound=0)  # refused: rings nothing
+    assert queue_one(keys.QUEUE_HEAVY)
+    assert rings("g2") == 1 and not redis.exists(interactive, general)
+    assert queue_one(keys.QUEUE_BATCH)  # none waits
+    assert [rings(job) for job in ("i1", "i2", "g1", "g2")] == [1, 1, 1, 1]

@@ -17,7 +17,9 @@ as a job of its lane carries (the service's MAX_CALLS, or HEAVY_MAX_CALLS)
 or run TAKES_CALLS_S. Then it closes itself to more
 (CLOSE_CALLS, which hands over what came meanwhile) and ends. At a steady
 flow of calls one job answers many, and pays a job's own round trips (the
-dequeue, its start and its end) once for all of them.
+dequeue, its start and its end) once for all of them. It waits long when
+nothing else needs its worker: a job queued for a worker of its kind (a
+ring: RING in sudoku/scripts.py) cuts the wait short.
 
 Each call keeps its own deadline (one that has passed before its turn is
 not run: its caller has been told DEADLINE_EXCEEDED) and cancel (a call
@@ -40,6 +42,7 @@ from typing import Any, NamedTuple
 import hiredis
 from redis import Redis
 from redis.exceptions import NoScriptError, RedisError, ResponseError
+from rq import Queue
 from rq.job import Job
 
 from sudoku import connections, keys, scripts, tracing
@@ -61,9 +64,21 @@ FLUSH_EVERY_S = 0.005
 # A job takes the calls added while it runs (the service
 # adds them as they come: service/jobs/calls.py) until it has run this long,
 # or none came for LINGER_MS after its last answer: at a steady flow of calls
-# one job answers many, without a job's own round trips for each few.
+# one job answers many, without a job's own round trips for each few. A
+# flow of one call every 10 to 40 ms, a backend's between bursts, paid a
+# job for each call when the wait was 5 ms: 47 commands a Hint, against 17
+# (docs/performance.md). Past its first BUSY_LINGER_MS (the whole wait
+# before), a job waiting for the worker ends the wait: it rings (RING in
+# sudoku/scripts.py), or is found waiting then (LINGER). So a busy fleet
+# waits as it did, and an idle one longer. A worker whose queues are
+# unknown (run() called by hand) cannot be rung, and waits BUSY_LINGER_MS.
 TAKES_CALLS_S = 1.0
-LINGER_MS = 5
+LINGER_MS = 50
+BUSY_LINGER_MS = 5
+# The queues this process's worker takes jobs from, in order, as
+# worker/run/process.py starts it: a job waiting for calls is on the
+# lingering list of the workers of those queues (keys.lingering).
+WORKER_QUEUES: tuple[str, ...] = ()
 # How long a job's stream of added calls outlives the waker's entry, were
 # the job to end without closing (it is deleted as the job closes).
 ADDED_TTL_S = 7200
@@ -189,9 +204,10 @@ class _Replies:
         if time.monotonic() - self.sent_at >= FLUSH_EVERY_S:
             self.flush()
 
-    def flush(self, *delete: str, then: tuple | None = None) -> Any:
-        """Sends the replies so far, deletes `delete` and sends the command
-        `then`, in one round trip; returns then's reply as Redis gave it."""
+    def flush(self, *delete: str, then: tuple[tuple, ...] = ()) -> list:
+        """Sends the replies so far, deletes `delete` and sends the
+        commands `then`, in one round trip; returns then's replies as Redis
+        gave them (raises the first that is an error)."""
         commands: list[tuple] = []
         for fields, cache_key, reply, writes in self.pending:
             commands += writes
@@ -202,17 +218,17 @@ class _Replies:
             commands.append(("EXPIRE", self.inbox, INBOX_TTL_S))
         if delete:
             commands.append(("DEL", *delete))
-        if then:
-            commands.append(then)
-        answer = _round_trip(self.redis, commands)[-1] if commands else None
+        commands += then
+        answers = _round_trip(self.redis, commands)[len(commands) - len(then):] if commands else []
         self.pending.clear()
         self.sent_at = time.monotonic()
-        if isinstance(answer, NoScriptError):  # Redis lost the script (a restart): load it, call again
+        if answers and isinstance(answers[-1], NoScriptError):  # Redis lost the script (a restart): load it, call again
             self.redis.script_load(scripts.CLOSE_CALLS.source)
-            answer = _round_trip(self.redis, [then])[0]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
+            answers[-1] = _round_trip(self.redis, [then[-1]])[0]
+        for answer in answers:
+            if isinstance(answer, Exception):
+                raise answer
+        return answers
 
 
 def _round_trip(redis: Redis, commands: list[tuple]) -> list:
@@ -239,7 +255,7 @@ def _round_trip(redis: Redis, commands: list[tuple]) -> list:
 
 def _added(entries) -> tuple[list[bytes], bytes | None]:
     """The calls in entries of a job's added calls (as XRANGE or XREAD gives
-    them; the waker's entries hold none), and the last entry's id (None for no entry)."""
+    them; the waker's entries and the rings hold none), and the last entry's id (None for no entry)."""
     calls: list[bytes] = []
     for _, fields in entries:
         if isinstance(fields, list):  # from a script: [field, value, ...]
@@ -299,9 +315,9 @@ class _Waker:
                     self._changed.wait(left)
                     continue
                 self._due = None
-            _, _, redis, key = due
+            _, alarm, redis, key = due
             try:
-                _round_trip(redis, [("XADD", key, "*", "w", 1), ("EXPIRE", key, ADDED_TTL_S)])
+                _round_trip(redis, [("XADD", key, "*", "w", alarm), ("EXPIRE", key, ADDED_TTL_S)])
             except RedisError:
                 pass  # the wait ends at Redis's own tick instead
 
@@ -366,43 +382,100 @@ class _Calls:
 
 def run(redis: Redis, job_id: str, kind: str, cheap: bool, inbox: str, cache_ttl_s: int,
         fields: dict[bytes, bytes] | None = None, waited_s: float = 0.0, max_calls: int = 1,
-        worker_name: str = "", linger_ms: int = LINGER_MS, takes_calls_s: float = TAKES_CALLS_S) -> None:
+        worker_name: str = "", linger_ms: int = LINGER_MS, takes_calls_s: float = TAKES_CALLS_S,
+        worker_queues: tuple[str, ...] | None = None) -> None:
     """Answers every call of coalesced job `job_id` (`fields`: its hash, as
     it was when it started, when the worker kept it), which waited
     `waited_s` in its queue; it goes on taking the calls
     added while it runs, up to `max_calls` in all, waiting `linger_ms` at
-    most for more, for `takes_calls_s`; then it closes itself to more
-    (Superseded if another attempt runs it now)."""
+    most for more (BUSY_LINGER_MS once a job waits for its worker, which
+    takes jobs from `worker_queues`, WORKER_QUEUES unless given), for
+    `takes_calls_s`; then it closes itself to more (Superseded if another
+    attempt runs it now)."""
     entries, last = calls_of(redis, job_id, fields)
     replies = _Replies(redis, inbox, cache_ttl_s)
     calls = _Calls(redis, job_id, kind, cheap, replies, waited_s)
-    added_key = keys.calls(job_id)
-    taken, until = len(entries), time.monotonic() + takes_calls_s
+    waiting = _Waiting(redis, keys.calls(job_id), WORKER_QUEUES if worker_queues is None else worker_queues,
+                       linger_ms / 1000)
+    taken, until, more = len(entries), time.monotonic() + takes_calls_s, True
     while True:
         calls.run(entries)
-        left_ms = int((until - time.monotonic()) * 1000)
-        if not (taken < max_calls and left_ms > 0):
+        if not more or taken >= max_calls:
             break
-        wait_ms = min(linger_ms, left_ms)
-        alarm = _WAKER.arm(redis, added_key, wait_ms / 1000)
-        try:
-            found = connections.stream_entries(replies.flush(
-                then=("XREAD", "BLOCK", wait_ms, "STREAMS", added_key, last)))
-        finally:
-            _WAKER.disarm(alarm)
-        if not found:
-            break
-        entries, last = _added(found[0][1])
-        if not entries:  # only the waker's entry: no call came
-            break
+        entries, last, more = waiting.next_calls(replies, last, until)
         taken += len(entries)
-    came = replies.flush(then=("EVALSHA", scripts.CLOSE_CALLS.sha, 3, Job.key_for(job_id), added_key,
-                               keys.cancelled_calls(job_id), worker_name, last))
+    came = replies.flush(then=(("EVALSHA", scripts.CLOSE_CALLS.sha, 3, Job.key_for(job_id), waiting.key,
+                                keys.cancelled_calls(job_id), worker_name, last),))[0]
     if came == -1:
         raise Superseded()
     if came:
         calls.run(_added(came)[0])
-        replies.flush(added_key, keys.cancelled_calls(job_id))
+        replies.flush(waiting.key, keys.cancelled_calls(job_id))
+
+
+class _Waiting:
+    """A job's waits for more calls, on its stream of added calls (`key`),
+    of `linger_s` each, while its worker takes jobs from `queues` (none:
+    it cannot be rung, and waits as if a job waited for it)."""
+
+    def __init__(self, redis: Redis, key: str, queues: tuple[str, ...], linger_s: float):
+        self.redis = redis
+        self.key = key
+        self.queues = [Queue.redis_queue_namespace_prefix + name for name in queues]
+        # Listed while it waits (or rung at once, when a job waits already),
+        # and off the list once the wait ends: a ring finds only a job that waits.
+        lingering = keys.lingering(queues) if queues else ""
+        self.listed = (("EVAL", scripts.LINGER.source, 2 + len(self.queues), lingering, key, *self.queues),)
+        self.unlisted = (("LREM", lingering, 1, key),)
+        self.linger_s = linger_s
+        self.needed = not queues  # a job waits for this worker: no wait past BUSY_LINGER_MS
+
+    def next_calls(self, replies: _Replies, last: bytes, until: float) -> tuple[list[bytes], bytes, bool]:
+        """Sends the replies so far and waits for more calls, up to `until`
+        (time.monotonic()) at most: the calls that came (none when the
+        wait ended without), the last entry read, and whether to wait
+        again after them. The first BUSY_LINGER_MS of a wait are as a wait
+        was before it could be rung (a steady flow of calls pays nothing
+        for the rest); then the job is listed, and a job waiting for its
+        worker ends the wait."""
+        now = time.monotonic()
+        entries, last, _ = self._read(replies, last, min(until, now + BUSY_LINGER_MS / 1000))
+        if entries or self.needed:
+            return entries, last, bool(entries)
+        until = min(until, now + self.linger_s)
+        while True:
+            entries, last, rung = self._read(replies, last, until, listed=True)
+            if rung and any(_round_trip(self.redis, [("LLEN", queue) for queue in self.queues])):
+                self.needed = True  # it has waited BUSY_LINGER_MS already: no more
+                return entries, last, False
+            if entries or not rung:  # calls came, or the waker's entry: none came
+                return entries, last, bool(entries)
+            # Another worker took the job that rang: wait on.
+
+    def _read(self, replies: _Replies, last: bytes, until: float, listed: bool = False
+              ) -> tuple[list[bytes], bytes, bool]:
+        """One wait, up to `until`, listed or not: the calls that came, the
+        last entry read, and whether a ring came. A wake entry of an
+        earlier wait (its alarm went off as that wait ended by Redis's
+        own timeout) does not end this one."""
+        while True:
+            wait_ms = int((until - time.monotonic()) * 1000)
+            if wait_ms <= 0:
+                return [], last, False
+            listing, unlisting = (self.listed, self.unlisted) if listed else ((), ())
+            alarm = _WAKER.arm(self.redis, self.key, wait_ms / 1000)
+            try:
+                found = replies.flush(then=(*listing, ("XREAD", "BLOCK", wait_ms, "STREAMS", self.key, last),
+                                            *unlisting))[len(listing)]
+            finally:
+                _WAKER.disarm(alarm)
+            found = connections.stream_entries(found)
+            if not found:
+                return [], last, False
+            entries, last = _added(found[0][1])
+            rung = any(b"y" in fields for _, fields in found[0][1])
+            if entries or rung or any(fields.get(b"w") == str(alarm).encode() for _, fields in found[0][1]):
+                return entries, last, rung
 
 
 def _answer(answer, kind: str, call: dict, cheap: bool) -> tuple[dict[str, Any], str, bytes, tuple]:

@@ -132,7 +132,7 @@ class Enqueuer:
         """
         fields = self._fields(queue, func, args, job_id, options)
         keys_ = [queue.key, queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING, stream or "",
-                 cached or "", claim.key if claim else ""]
+                 cached or "", claim.key if claim else "", *keys.lingering_for(queue.name)]
         args = [bound, job_id, first_frame, repr(time.time()), claim.fingerprint if claim else "",
                 claim.ttl_s if claim else 0, keys.frames(""), *fields]
         status, value = await self._scripts(scripts.ENQUEUE, keys_, args)
@@ -166,7 +166,7 @@ class Enqueuer:
         fields = [*template.fields, "created_at", stamp, "enqueued_at", stamp]
         open_keys = [queue.job_class.key_for(open_job), keys.calls(open_job)] if open_job else ["", ""]
         keys_ = [*open_keys, queue.key, queue.job_class.key_for(job_id), queue.redis_queues_keys, keys.PENDING,
-                 *cache_keys]
+                 *keys.lingering_for(queue.name), *cache_keys]
         argv = [max_calls, len(calls), ttl_s, bound, job_id, repr(time.time()), *calls, *fields]
         status, waiting, hits = await self._scripts(scripts.SUBMIT, keys_, argv)
         cached = {int(hits[i]) - 1: hits[i + 1] for i in range(0, len(hits), 2)}

@@ -20,6 +20,7 @@ from rq.utils import import_attribute
 
 from sudoku import cells, connections, heap, keys, tracing
 from sudoku.config import Settings
+from worker import calls
 from worker.run.classes import WORKER_CLASSES
 from worker.run.recovery import maintain
 from worker.run.supervisor import SUPERVISOR_PID
@@ -67,8 +68,9 @@ def run(settings: Settings) -> None:
     redis = connections.worker(url)
     _wait_for(redis, parent)
     # Names, not Queue objects: each worker class makes its own kind of queue.
-    worker = worker_class(settings.worker_class)(queues(settings.worker_queues), connection=redis,
-                                                 serializer=JSONSerializer)
+    names = queues(settings.worker_queues)
+    calls.WORKER_QUEUES = tuple(names)  # a coalesced job waiting for calls can be rung on them
+    worker = worker_class(settings.worker_class)(names, connection=redis, serializer=JSONSerializer)
     threading.Thread(target=maintain, args=(connections.worker(url), parent),
                      name="maintenance", daemon=True).start()
     heap.settle()
