@@ -180,9 +180,9 @@ class ScriptPool:
 # lingering list of its worker's kind (keys.lingering). A job queued takes
 # the oldest off its queue's lists (keys.lingering_for) and rings it (a
 # "y" entry). The worker looks at its queues then, and waits on as long
-# as it was going to if another worker took the job meanwhile. The TTL is
-# for a ring on a job whose worker died while it waited (its added calls
-# may be gone).
+# as it was going to if another worker took the job meanwhile. The TTL (the
+# waker's, ADDED_TTL_S in worker/calls.py) is for a ring on a job whose
+# worker died while it waited (its added calls may be gone).
 RING = """
 local ringing = redis.call('LPOP', KEYS[{0}])
 if not ringing and KEYS[{1}] ~= '' then ringing = redis.call('LPOP', KEYS[{1}]) end
