@@ -113,8 +113,8 @@ CLOSED_FIELD = "sudoku_calls_closed"
 def lingering(queues: tuple[str, ...] | list[str]) -> str:
     """List of the added calls (keys.calls) of coalesced jobs waiting for
     more calls on workers that take jobs from `queues` (the queue names of
-    one kind of worker, in order): a job queued on one of them and left
-    waiting takes the worker of the oldest (worker/calls.py)."""
+    one kind of worker, in order): a job queued on one of them rings the
+    oldest, whose wait it cuts short (RING in sudoku/scripts.py)."""
     return f"{PREFIX}:lingering:{'+'.join(queues)}"
 
 

@@ -42,7 +42,8 @@ def worker_class(name: str) -> type:
 
 
 def queues(which: str) -> list[str]:
-    """The queues to take jobs from, in order: interactive first."""
+    """The queues to take jobs from, in order: interactive first (the two
+    kinds of worker that keys.lingering_for rings)."""
     if which == "all":
         return list(keys.QUEUES)
     if which == "interactive":
