@@ -167,18 +167,25 @@ def test_a_running_job_takes_the_calls_added_while_it_runs_then_closes(workers_l
     until(lambda: "d" in answered(redis), "the call after the close was answered by a new job")
 
 
-def test_a_job_waiting_for_calls_ends_its_wait_for_a_job_queued_behind_it(workers_later):
-    """One worker, whose job waits for more calls (ten minutes: nothing but
-    a ring ends the wait as a job ends; the worker's socket timeout would
-    fail it): a job queued behind it rings it, and the worker closes its
-    job and takes the one queued."""
-    redis, start = workers_later
+def waiting_for_calls(redis, start) -> tuple[str, str]:
+    """A job that has answered its call ("a") on the one interactive
+    worker and waits for more (ten minutes: nothing but a ring ends the
+    wait as a job ends; the worker's socket timeout would fail it), on its
+    workers' lingering list: its id, and the list."""
     first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
                    takes_calls_s=1200, timeout=1200)
     start()
     lingering = keys.lingering((keys.QUEUE_INTERACTIVE,))
     until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()],
           "the job answered its call and waits for more, on its workers' lingering list")
+    return first, lingering
+
+
+def test_a_job_waiting_for_calls_ends_its_wait_for_a_job_queued_behind_it(workers_later):
+    """One worker, whose job waits for more calls: a job queued behind it
+    rings it, and the worker closes its job and takes the one queued."""
+    redis, start = workers_later
+    first, _ = waiting_for_calls(redis, start)
     assert answered(redis) == {"a"}
     second = submit(redis, [call_entry("b", hint(BOARDS[1]), None, None)])
     assert second != first
@@ -204,11 +211,7 @@ def test_a_ring_for_a_job_another_worker_took_leaves_the_wait_on(workers_later):
     """A ring whose job another worker has taken (none waits on the queue)
     leaves the job waiting, listed again, and it takes the next call."""
     redis, start = workers_later
-    first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
-                   takes_calls_s=1200, timeout=1200)
-    start()
-    lingering = keys.lingering((keys.QUEUE_INTERACTIVE,))
-    until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()], "the job waits for more")
+    first, lingering = waiting_for_calls(redis, start)
     # The ring a queued job writes (sudoku/scripts.py RING), the job gone at once.
     assert redis.lpop(lingering) == keys.calls(first).encode()
     redis.xadd(keys.calls(first), {"y": 1})
@@ -222,11 +225,7 @@ def test_a_call_that_comes_with_the_ring_is_answered_before_the_job_closes(worke
     """A call and a ring in the same read, with a job waiting on the queue:
     the job answers the call, then closes."""
     redis, start = workers_later
-    first = submit(redis, [call_entry("a", hint(BOARDS[0]), None, None)], max_calls=5, linger_ms=600_000,
-                   takes_calls_s=1200, timeout=1200)
-    start()
-    lingering = keys.lingering((keys.QUEUE_INTERACTIVE,))
-    until(lambda: redis.lrange(lingering, 0, -1) == [keys.calls(first).encode()], "the job waits for more")
+    first, lingering = waiting_for_calls(redis, start)
     with redis.pipeline(transaction=True) as both:  # what SUBMIT writes for a call, then a job queued that rings
         both.xadd(keys.calls(first), {"c": call_entry("b", hint(BOARDS[1]), None, None)})
         both.hincrby(Job.key_for(first), keys.ADDED_FIELD, 1)
