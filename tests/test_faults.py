@@ -23,7 +23,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from launcher.embedded_redis import EmbeddedRedis
-from sudoku import engine, keys
+from sudoku import engine, keys, lanes
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
@@ -234,8 +234,12 @@ def test_a_warm_shutdown_finishes_the_job_and_a_cold_one_hands_it_back(custom_se
 
 def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_service, redis):
     """A job that kills every worker that runs it ends ABORTED after
-    job_retries + 1 attempts; jobs around it still succeed."""
+    job_retries + 1 attempts; jobs around it still succeed. Its calls' error
+    comes from its failure callback, before RQ marks the job failed: the
+    service no longer adds calls to it (the next solve, sent at once, went
+    into the dead job in a suite run, and failed ABORTED with it)."""
     service = custom_service(job_retries=1)
+    solves = service.app.cells.all[0].unary.lanes["solve", lanes.CHEAP]
     channel, stub = service.stub()
     poison = Reader(stub.Solve(pb.SolveRequest(board=EASY, seed=POISON_SEED, tie_break=pb.TIE_BREAK_RANDOM)))
     for board in puzzles("qqwing_easy")[1:6]:
@@ -243,6 +247,7 @@ def test_a_poison_job_fails_after_its_retries_and_others_are_unaffected(custom_s
     poison.join(TIMEOUT)
     assert poison.error is not None and poison.error.code() == grpc.StatusCode.ABORTED
     assert "failed on every worker" in poison.error.details()
+    assert solves.open is None and not solves.in_flight  # the poison's job takes no more calls
     assert list(stub.Solve(pb.SolveRequest(board=EASY), timeout=TIMEOUT))[-1].outcome == pb.SOLVED
     channel.close()
 

@@ -513,7 +513,9 @@ def on_failure(job, connection: Redis, exc_type, exc_value, traceback) -> None:
     entries, _ = calls_of(connection, job.id)
     with connection.pipeline(transaction=False) as pipe:
         for raw in entries:
-            pipe.xadd(args["inbox"], {"c": json.loads(raw)["i"], "e": "ABORTED", "m": message})
+            # "f": the job is over, though RQ marks it failed only after this
+            # callback: the service must not add the next calls to it.
+            pipe.xadd(args["inbox"], {"c": json.loads(raw)["i"], "e": "ABORTED", "m": message, "f": 1})
         pipe.expire(args["inbox"], INBOX_TTL_S)
         pipe.delete(keys.calls(job.id))
         pipe.execute()

@@ -311,7 +311,7 @@ class UnaryCalls:
             reply = await self.inbox.reply(call_id, job_id)
             if trace:
                 tracing.record("reply wait", trace, started, time.time_ns(), job=job_id)
-            coalescer.ended(job_id, reply.work_us, answered=True)
+            coalescer.ended(job_id, reply.work_us, answered=not reply.job_failed)
             job_id = None
             return reply
         except asyncio.CancelledError:

@@ -59,6 +59,7 @@ class Reply(NamedTuple):
     work_ms: int = 0  # a batch job's worker time (worker/batches.py)
     cut: bool = False  # a batch job stopped short by its call's worker time
     work_us: int = 0  # a coalesced call's worker time (worker/calls.py)
+    job_failed: bool = False  # the error is its job's: it failed on every worker (worker/calls.py on_failure)
 
 
 def _reply(fields: dict[bytes, bytes]) -> Reply:
@@ -67,7 +68,7 @@ def _reply(fields: dict[bytes, bytes]) -> Reply:
                      work_us=int(fields.get(b"us", 0)))
     if b"x" in fields:
         return Reply(harder=True, work_us=int(fields.get(b"us", 0)))
-    return Reply(code=fields[b"e"].decode(), message=fields.get(b"m", b"").decode())
+    return Reply(code=fields[b"e"].decode(), message=fields.get(b"m", b"").decode(), job_failed=b"f" in fields)
 
 
 class Inbox:
