@@ -5,7 +5,8 @@ carries no test hooks.
 The session's workers run FaultyWorker (SUDOKU_WORKER_CLASS takes a dotted
 path), which is the production SudokuWorker except for solves whose seed is
 one of those below (POISON_SEED's also as a call of a coalesced job: an
-unwatched solve), and coalesced jobs carrying KILL_AFTER_A_REPLY.
+unwatched solve), and coalesced jobs carrying KILL_AFTER_A_REPLY or
+STALL_BEFORE_A_REPLY.
 Worker processes can import this module because the
 tests run from the repository's root, which `python -m worker.run.process`
 puts on sys.path.
@@ -17,6 +18,7 @@ import os
 import signal
 
 import worker.calls
+import worker.run.classes
 import worker.solving
 from worker.run.attempt import Attempt
 from worker.run.classes import SudokuWorker
@@ -37,6 +39,12 @@ STALLS = (STALL_WHILE_MEASURING, STALL_MID_REPLAY, STALL_BEFORE_LAST_FRAMES, STA
 # top1465 sample), among its first calls or those added while it ran, kills
 # its worker (SIGKILL) on its first attempt, right after its next reply went out.
 KILL_AFTER_A_REPLY = "....7...1..6.....5......4...9....5..6.81.5..........8731..9....76..2....2..31...9"
+# A coalesced job meeting a Hint of this board (KILL_AFTER_A_REPLY
+# transposed) stops its worker (SIGSTOP) on its first attempt, before it
+# answers the call, having made its heartbeat last an hour: the job stays
+# its worker's until a test continues it (SIGCONT), however long the test.
+STALL_BEFORE_A_REPLY = "....6.372...9..16..6..8........1...37.....921....5......45..........8...15...7..9"
+_worker = None  # the FaultyWorker of this process, while it runs a job
 
 
 def _seed(job) -> int | None:
@@ -92,7 +100,12 @@ _answer_calls = worker.calls._Calls.run
 
 def _answer_calls_or_die(self, entries: list[bytes]) -> None:
     """Calls of a coalesced job, the job's first or added while it ran: the
-    first attempt to meet KILL_AFTER_A_REPLY dies after its next reply."""
+    first attempt to meet KILL_AFTER_A_REPLY dies after its next reply, the
+    first to meet STALL_BEFORE_A_REPLY stalls."""
+    if any(STALL_BEFORE_A_REPLY.encode() in entry for entry in entries) and _worker is not None:
+        worker.run.classes.HEARTBEAT_TTL = 3600
+        _worker._beat()
+        _stall_first_attempt(self.redis, self.job_id)
     if any(KILL_AFTER_A_REPLY.encode() in entry for entry in entries) and self.redis.set(
             f"test:killed:{self.job_id}", b"\n".join(entries), nx=True, ex=600):
         _kill_after_a_reply()
@@ -115,6 +128,8 @@ worker.calls.KINDS["solve"] = _solve_call_or_die
 
 class FaultyWorker(SudokuWorker):
     def run_job(self, job, queue, execution) -> bool:
+        global _worker
+        _worker = self
         seed = _seed(job)
         if seed == POISON_SEED:
             os.kill(os.getpid(), signal.SIGKILL)

@@ -99,6 +99,21 @@ def alive(pid: int) -> bool:
     return bool(state.strip()) and not state.strip().startswith("Z")
 
 
+def stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP): state T in ps."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout
+    return state.strip().startswith("T")
+
+
+def stalled_worker(redis, job_id: str, timeout: float = 60) -> int:
+    """The pid of the worker that stopped itself on `job_id` (tests/faults.py's
+    stalls), once it is stopped."""
+    until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", timeout, every=0.05)
+    pid = int(redis.get(f"test:stalled:{job_id}"))
+    until(lambda: stopped(pid), "the SIGSTOP took", timeout, every=0.05)
+    return pid
+
+
 def left_behind(pids: list[int], within: float) -> list[int]:
     """The processes of `pids` still alive after waiting up to `within` seconds for them to end."""
     deadline = time.monotonic() + within

@@ -35,9 +35,10 @@ from sudoku.lanes import CHEAP_LEVEL
 from sudoku.specs import HintSpec
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
-from tests.faults import FAULTY_WORKER, KILL_AFTER_A_REPLY
+from tests.faults import FAULTY_WORKER, KILL_AFTER_A_REPLY, STALL_BEFORE_A_REPLY
 from tests.puzzles import puzzles
-from tests.stack import ServiceThread, make_settings, supervise_in_background, until, url_of
+from tests.stack import (ServiceThread, make_settings, stalled_worker, stopped, supervise_in_background, until,
+                         url_of)
 from worker.run.supervisor import Supervisor
 
 TIMEOUT = 60
@@ -481,3 +482,54 @@ def test_a_job_whose_worker_dies_mid_way_answers_each_call_once(workers_later):
         until(lambda: not redis.exists(Job.key_for(killed[0])), "the job taken up again finished (and went)")
         carried = redis.get(f"test:killed:{killed[0]}").split(b"\n")  # what the killed attempt carried
         assert len(carried) == 2 and {json.loads(c)["s"]["givens"] for c in carried} == {BOARDS[5], KILL_AFTER_A_REPLY}
+
+
+def test_calls_go_around_a_job_whose_worker_stalled(workers_later):
+    """A Hint's job whose worker stopped (SIGSTOP) before answering it,
+    its heartbeat made to last an hour (so no other worker takes the job
+    over during the test): once the job has answered nothing for
+    STALLED_S, another caller's Hint goes into a job of its own, which the
+    second worker answers while the first is still stopped. Before, it
+    waited for the stalled job, for as long as that worker's heartbeat
+    lasted (4 s when it is not stretched). The stalled call stays with its
+    job, and is answered once its worker continues."""
+    redis, start = workers_later
+    start()
+    service = ServiceThread(make_settings(url_of(redis))).start()
+    coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.CHEAP]
+    stalling_channel, stalling = service.stub(own_connection=True)
+    other_channel, other = service.stub(own_connection=True)
+    pid = None
+    try:
+        stalled_call = stalling.Hint.future(pb.HintRequest(givens=STALL_BEFORE_A_REPLY), timeout=TIMEOUT)
+        job = until(lambda: (list(coalescer.in_flight) or [None])[0], "the stalling Hint went into a job")
+        pid = stalled_worker(redis, job, TIMEOUT)
+        start()  # a worker that can take the next job
+        move = other.Hint(pb.HintRequest(givens=BOARDS[1]), timeout=TIMEOUT).move
+        assert BOARDS[1][move.cell] == "." and move.value
+        assert stopped(pid) and not stalled_call.done() and job in coalescer.stalled
+        os.kill(pid, signal.SIGCONT)
+        move = stalled_call.result(TIMEOUT).move
+        assert STALL_BEFORE_A_REPLY[move.cell] == "." and move.value
+        until(lambda: not coalescer.in_flight and not coalescer.stalled, "the stalled job's call was counted out")
+    finally:
+        if pid is not None:
+            os.kill(pid, signal.SIGCONT)
+        stalling_channel.close()
+        other_channel.close()
+        service.stop()
+
+
+def test_a_job_still_in_its_queue_is_not_stalled(workers_later):
+    """A job that no worker has taken yet answers nothing either: when the
+    service looks at it after STALLED_S, it finds it queued, and the calls
+    that came meanwhile keep waiting behind it (another job would wait in
+    the same queue); a worker then answers them all."""
+    redis, start = workers_later
+    with a_job_in_flight(redis) as (service, stub, first):
+        coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.CHEAP]
+        later = stub.Hint.future(pb.HintRequest(givens=BOARDS[1]), timeout=TIMEOUT)
+        until(lambda: waiting_calls(service) == 1 and coalescer.stall_checks >= 1, "the queued job was looked at")
+        assert queued(redis) == 1 and not coalescer.stalled and waiting_calls(service) == 1
+        start()
+        assert first.result(TIMEOUT).move.value and later.result(TIMEOUT).move.value

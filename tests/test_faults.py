@@ -30,7 +30,8 @@ from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
 from tests.frames_util import Reader, draw
 from tests.load import CallLoad
 from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled
-from tests.stack import ServiceThread, free_port, make_settings, start_sudoku_server, until, workers_and_service
+from tests.stack import (ServiceThread, free_port, make_settings, stalled_worker, start_sudoku_server, until,
+                         workers_and_service)
 from worker.run.supervisor import Supervisor
 
 EASY = puzzles("qqwing_easy")[0]
@@ -122,20 +123,6 @@ def test_a_solve_survives_its_worker_being_killed(custom_service, redis):
     draw(frames)  # every keyframe agrees with the frames before it
     assert (frames[-1].outcome, frames[-1].counters.steps) == (pb.GAVE_UP, 100_000_000)
     channel.close()
-
-
-def stopped(pid: int) -> bool:
-    """Whether the process is stopped (SIGSTOP): state T in ps."""
-    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout
-    return state.strip().startswith("T")
-
-
-def stalled_worker(redis, job_id: str) -> int:
-    """The pid of the worker that stopped itself on `job_id` (a STALLS seed, tests/faults.py), once it is stopped."""
-    until(lambda: redis.get(f"test:stalled:{job_id}") is not None, "the worker stalled", TIMEOUT, every=0.05)
-    pid = int(redis.get(f"test:stalled:{job_id}"))
-    until(lambda: stopped(pid), "the SIGSTOP took", TIMEOUT, every=0.05)
-    return pid
 
 
 @pytest.mark.parametrize("seed", STALLS, ids=["measuring", "mid-replay", "last-frames", "result"])

@@ -17,9 +17,12 @@ beyond, up to the lane's workers. A job costs more than the cheap calls in
 it (measured: 16 Hints in flight took 1.0 ms of CPU a call with one job in
 flight, 1.9 with one for each of three workers, and went 1.7x faster;
 bench/pipeline.py), and a call waits at most about one batch of calls'
-time. One Lua script (sudoku/scripts.py SUBMIT) answers the calls the
-result cache holds, adds the rest to the open job, or queues a new job with
-them, in one round trip shared by every call that came during the last one.
+time. A started job that has answered nothing for STALLED_S (its worker
+stopped, or starved of CPU) counts among none of them, so a stalled worker
+holds up only the calls already in its job. One Lua script
+(sudoku/scripts.py SUBMIT) answers the calls the result cache holds, adds
+the rest to the open job, or queues a new job with them, in one round trip
+shared by every call that came during the last one.
 The worker answers each call on its own: its reply message's bytes come
 back on this instance's inbox (service/jobs/inbox.py) and go to the client
 as they are. A call whose answer the cheap bounds do not reach goes on in
@@ -41,11 +44,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
 
 from redis.exceptions import RedisError
+from rq.job import Job
 
 from service.jobs import futures
 from service.jobs.enqueue import Enqueuer
@@ -56,6 +61,8 @@ from service.jobs.waiting import JobFailed
 from service.rpc import metrics
 from sudoku import keys, lanes, tracing
 from sudoku.specs import Spec
+
+log = logging.getLogger("sudoku.service")
 
 # Calls one job carries at most: a cheap call takes at most a few
 # milliseconds of a worker, so the last of a full job waits well under a
@@ -71,6 +78,14 @@ FUNC = "worker.jobs.calls"
 # may start; the load is measured over LOAD_EVERY_S windows, smoothed.
 BUSY = 0.5
 LOAD_EVERY_S = 0.25
+# A started job of the cheap lane that has answered no call for this long
+# is stalled (its worker stopped, or starved of CPU; a cheap call takes
+# milliseconds): it takes no room from the calls that wait, which go into
+# a job another worker takes instead of waiting for the stalled worker's
+# heartbeat to run out (seconds). Its own calls stay with it (each is
+# answered once), and a job still in its queue is not stalled: another
+# would wait as long.
+STALLED_S = 0.5
 
 
 class _Load:
@@ -135,6 +150,13 @@ class Coalescer:
         # that has answered its calls, else a new one, placed on its own.
         self.in_flight: dict[str, int] = {}
         self.unsure: set[str] = set()  # jobs in flight with a call that ended unanswered
+        # When each job in flight last gave a sign (calls put into it while it
+        # had none, an answer, or found still queued), and those found stalled.
+        self.heard: dict[str, float] = {}
+        self.stalled: set[str] = set()
+        self.stall_checks = 0  # looks at jobs that gave no sign for STALLED_S
+        self._stall_timer: asyncio.TimerHandle | None = None
+        self._stall_check: asyncio.Task | None = None
         self.takes_more = max_calls > 1
         self.bounded = self.takes_more and lane == lanes.CHEAP
         self.per_submit = max_calls if lane == lanes.CHEAP else 1
@@ -144,7 +166,8 @@ class Coalescer:
         if not self.bounded:
             return True
         needed = 1 + int(self.load.value / BUSY)
-        return len(self.in_flight) < max(1, min(needed, self.jobs.workers.get(self.queue.name, 1)))
+        busy = len(self.in_flight) - len(self.stalled)
+        return busy < max(1, min(needed, self.jobs.workers.get(self.queue.name, 1)))
 
     def _target(self) -> str | None | bool:
         """Where the pending calls go now: the open job's id once it has
@@ -181,7 +204,10 @@ class Coalescer:
         worker's time, or not (its caller left, or the job failed)."""
         if work_us:
             self.load.add(work_us / 1e6)
-        if not answered:
+        if answered:
+            self.heard[job] = time.monotonic()
+            self.stalled.discard(job)
+        else:
             # Its worker may still be on it (a heavy call, for seconds): the
             # job is busy for all this instance knows, so no call goes in.
             self.unsure.add(job)
@@ -190,6 +216,8 @@ class Coalescer:
             self.in_flight[job] = left
             return
         self.in_flight.pop(job, None)
+        self.heard.pop(job, None)
+        self.stalled.discard(job)
         if job in self.unsure:
             self.unsure.discard(job)
             if self.open == job:
@@ -201,8 +229,66 @@ class Coalescer:
         self._kick()
 
     def _kick(self) -> None:
-        if self.sending is None and self.pending and self._target() is not False:
+        if self.sending is not None or not self.pending:
+            return
+        if self._target() is not False:
             self.sending = asyncio.create_task(self._send(), name=f"submit-{self.kind}")
+        elif self.bounded:
+            self._watch_stalls()
+
+    def _watch_stalls(self) -> None:
+        """While calls wait for room, looks again at the jobs in flight when
+        the first of them will have given no sign for STALLED_S."""
+        if self._stall_timer is not None or self._stall_check is not None:
+            return
+        quiet = [self.heard.get(job, 0.0) for job in self.in_flight if job not in self.stalled]
+        if quiet:
+            delay = max(0.0, min(quiet) + STALLED_S - time.monotonic())
+            self._stall_timer = asyncio.get_running_loop().call_later(delay, self._look_for_stalls)
+
+    def _look_for_stalls(self) -> None:
+        self._stall_timer = None
+        if not self.pending:
+            return
+        since = time.monotonic() - STALLED_S
+        quiet = [job for job in self.in_flight if job not in self.stalled and self.heard.get(job, 0.0) <= since]
+        if quiet:
+            self._stall_check = asyncio.create_task(self._check_stalls(quiet), name=f"stalls-{self.kind}")
+        else:
+            self._watch_stalls()
+
+    async def _check_stalls(self, quiet: list[str]) -> None:
+        """Jobs of `quiet` that a worker has started are stalled; the
+        others (still queued, or ended meanwhile) are looked at again later."""
+        try:
+            async with self.jobs.hub.redis.pipeline(transaction=False) as pipe:
+                for job in quiet:
+                    pipe.hget(Job.key_for(job), "status")
+                statuses = await pipe.execute()
+        except RedisError:
+            statuses = [None] * len(quiet)  # Redis is away: the calls' own waits say so
+        finally:
+            self._stall_check = None
+        self.stall_checks += 1
+        now = time.monotonic()
+        for job, status in zip(quiet, statuses):
+            if job not in self.in_flight or self.heard.get(job, 0.0) > now - STALLED_S:
+                continue  # it ended, or answered, meanwhile
+            if status == b"started":
+                log.warning("%s job %s, started, has answered no call for %.1f s (%d waiting): the next "
+                            "calls go to another job", self.kind, job, STALLED_S, self.in_flight[job])
+                self.stalled.add(job)
+            else:
+                self.heard[job] = now
+        self._kick()
+
+    async def close(self) -> None:
+        """Stops looking for stalled jobs (the service is stopping)."""
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        if self._stall_check is not None:
+            await futures.stop([self._stall_check])
 
     async def _send(self) -> None:
         try:
@@ -225,6 +311,8 @@ class Coalescer:
             raise
         finally:
             self.sending = None
+        if self.pending and self.bounded:  # they wait for room
+            self._watch_stalls()
 
     async def _submit(self, batch: list[_Call], open_job: str | None) -> None:
         if self.jobs.store_full:
@@ -244,6 +332,8 @@ class Coalescer:
         if done.job is not None:
             added = sum(1 for i, _ in waiting if i not in done.cached)
             if added:
+                if not self.in_flight.get(done.job):
+                    self.heard[done.job] = time.monotonic()
                 self.in_flight[done.job] = self.in_flight.get(done.job, 0) + added
         for i, call in waiting:
             call.placed.set_result(done.cached.get(i, done.job))
@@ -271,6 +361,10 @@ class UnaryCalls:
             (kind, lane): Coalescer(jobs, enqueuer, kind, lane, inbox, *bounds[lane], settings.cache_ttl_s)
             for kind in self.KINDS for lane in bounds if lane == lanes.CHEAP or kind not in self.CHEAP_ONLY
         }
+
+    async def close(self) -> None:
+        for coalescer in self.lanes.values():
+            await coalescer.close()
 
     async def run(self, kind: str, spec: Spec, cache_key: str | None, deadline: float | None,
                   peer: str | None) -> bytes | None:

@@ -81,6 +81,7 @@ class Cell:
         self.inbox.start()
 
     async def close(self) -> None:
+        await self.unary.close()
         await self.stops.close()
         await self.inbox.close()
         await self.hub.close()
