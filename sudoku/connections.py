@@ -126,12 +126,18 @@ class _AsyncPrimaryConnection(asyncio_sentinel.SentinelManagedConnection):
 
 class _SentinelPool(sync_sentinel.SentinelConnectionPool):
     """redis-py's pool of a group's primary, which also closes its clients
-    of the sentinels when it is closed (redis-py's leaves them open)."""
+    of the sentinels when it is closed (redis-py's leaves them open). Only
+    then: redis-py also calls disconnect(inuse_connections=False) each time
+    the sentinels name another primary (the first time too), while another
+    command may be asking them; closing their clients there left that
+    command's connection to a sentinel open for good (a ResourceWarning
+    when collected, seen in tests/test_sentinel.py's failover)."""
 
-    def disconnect(self, *args, **kwargs) -> None:
-        super().disconnect(*args, **kwargs)
-        for sentinel in self.sentinel_manager.sentinels:
-            sentinel.close()
+    def disconnect(self, inuse_connections: bool = True) -> None:
+        super().disconnect(inuse_connections)
+        if inuse_connections:
+            for sentinel in self.sentinel_manager.sentinels:
+                sentinel.close()
 
 
 class _AsyncSentinelPool(asyncio_sentinel.SentinelConnectionPool, BlockingConnectionPool):
@@ -139,10 +145,11 @@ class _AsyncSentinelPool(asyncio_sentinel.SentinelConnectionPool, BlockingConnec
     connection, as the service's pool of a plain URL does (redis-py's
     Sentinel pool raises "Too many connections" at once)."""
 
-    async def disconnect(self, *args, **kwargs) -> None:
-        await super().disconnect(*args, **kwargs)
-        for sentinel in self.sentinel_manager.sentinels:
-            await sentinel.aclose()
+    async def disconnect(self, inuse_connections: bool = True) -> None:
+        await super().disconnect(inuse_connections)
+        if inuse_connections:  # the pool's close, not a new primary's (_SentinelPool)
+            for sentinel in self.sentinel_manager.sentinels:
+                await sentinel.aclose()
 
 
 def _sentinel_pool(parts: SentinelUrl, asynchronous: bool, **kwargs):
