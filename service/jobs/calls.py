@@ -157,6 +157,7 @@ class Coalescer:
         self.stall_checks = 0  # looks at jobs that gave no sign for STALLED_S
         self._stall_timer: asyncio.TimerHandle | None = None
         self._stall_check: asyncio.Task | None = None
+        self.closed = False  # the service is stopping: no more looks at stalls
         self.takes_more = max_calls > 1
         self.bounded = self.takes_more and lane == lanes.CHEAP
         self.per_submit = max_calls if lane == lanes.CHEAP else 1
@@ -239,7 +240,7 @@ class Coalescer:
     def _watch_stalls(self) -> None:
         """While calls wait for room, looks again at the jobs in flight when
         the first of them will have given no sign for STALLED_S."""
-        if self._stall_timer is not None or self._stall_check is not None:
+        if self._stall_timer is not None or self._stall_check is not None or self.closed:
             return
         quiet = [self.heard.get(job, 0.0) for job in self.in_flight if job not in self.stalled]
         if quiet:
@@ -248,7 +249,7 @@ class Coalescer:
 
     def _look_for_stalls(self) -> None:
         self._stall_timer = None
-        if not self.pending:
+        if not self.pending or self.closed:
             return
         since = time.monotonic() - STALLED_S
         quiet = [job for job in self.in_flight if job not in self.stalled and self.heard.get(job, 0.0) <= since]
@@ -284,6 +285,7 @@ class Coalescer:
 
     async def close(self) -> None:
         """Stops looking for stalled jobs (the service is stopping)."""
+        self.closed = True
         if self._stall_timer is not None:
             self._stall_timer.cancel()
             self._stall_timer = None
