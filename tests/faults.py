@@ -19,6 +19,7 @@ import signal
 
 import worker.calls
 import worker.run.classes
+import worker.run.recovery
 import worker.solving
 from worker.run.attempt import Attempt
 from worker.run.classes import SudokuWorker
@@ -45,6 +46,10 @@ KILL_AFTER_A_REPLY = "....7...1..6.....5......4...9....5..6.81.5..........8731..
 # its worker's until a test continues it (SIGCONT), however long the test.
 STALL_BEFORE_A_REPLY = "....6.372...9..16..6..8........1...37.....921....5......45..........8...15...7..9"
 _worker = None  # the FaultyWorker of this process, while it runs a job
+# A test that leaves a job off its queue on purpose (as a stopped worker's
+# BLPOP does) keeps worker/run/recovery.py from queueing it again.
+if os.environ.get("SUDOKU_TEST_RECOVERY_GRACE_S"):
+    worker.run.recovery.GRACE = float(os.environ["SUDOKU_TEST_RECOVERY_GRACE_S"])
 
 
 def _seed(job) -> int | None:

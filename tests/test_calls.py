@@ -55,9 +55,9 @@ def workers_later(fresh_redis):
     redis = fresh_redis()
     supervisors = []
 
-    def start(general: int = 0, interactive: int = 1) -> Supervisor:
+    def start(general: int = 0, interactive: int = 1, **env: str) -> Supervisor:
         supervisor = Supervisor(general, url_of(redis), interactive=interactive,
-                                env={"SUDOKU_WORKER_CLASS": FAULTY_WORKER})
+                                env={"SUDOKU_WORKER_CLASS": FAULTY_WORKER, **env})
         supervisor.start()
         supervise_in_background(supervisor)
         supervisors.append(supervisor)
@@ -533,3 +533,26 @@ def test_a_job_still_in_its_queue_is_not_stalled(workers_later):
         assert queued(redis) == 1 and not coalescer.stalled and waiting_calls(service) == 1
         start()
         assert first.result(TIMEOUT).move.value and later.result(TIMEOUT).move.value
+
+
+def test_calls_go_around_a_job_taken_off_its_queue_and_never_started(workers_later):
+    """A stopped worker waiting on its queue still takes the next job off it
+    (Redis answers its BLPOP, which nobody reads), and the job sits on no
+    queue, not started, until worker/run/recovery.py queues it again
+    (seconds; an hour here). The test takes the job off the queue itself,
+    as that BLPOP would: once the job has answered nothing for STALLED_S,
+    another caller's Hint goes into a job of its own and is answered; the
+    first one is, once its job is back on its queue."""
+    redis, start = workers_later
+    with a_job_in_flight(redis) as (service, stub, first):
+        coalescer = service.app.cells.all[0].unary.lanes["hint", lanes.CHEAP]
+        queue = Queue(keys.QUEUE_INTERACTIVE, connection=redis)
+        job = redis.lpop(queue.key).decode()
+        start(SUDOKU_TEST_RECOVERY_GRACE_S="3600")
+        other_channel, other = service.stub(own_connection=True)
+        with other_channel:
+            move = other.Hint(pb.HintRequest(givens=BOARDS[1]), timeout=TIMEOUT).move
+        assert BOARDS[1][move.cell] == "." and move.value
+        assert not first.done() and job in coalescer.stalled
+        redis.rpush(queue.key, job)
+        assert first.result(TIMEOUT).move.value

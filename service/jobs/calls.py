@@ -17,9 +17,9 @@ beyond, up to the lane's workers. A job costs more than the cheap calls in
 it (measured: 16 Hints in flight took 1.0 ms of CPU a call with one job in
 flight, 1.9 with one for each of three workers, and went 1.7x faster;
 bench/pipeline.py), and a call waits at most about one batch of calls'
-time. A started job that has answered nothing for STALLED_S (its worker
-stopped, or starved of CPU) counts among none of them, so a stalled worker
-holds up only the calls already in its job. One Lua script
+time. A job a worker has taken that has answered nothing for STALLED_S
+(its worker stopped, or starved of CPU) counts among none of them, so a
+stalled worker holds up only the calls already in its job. One Lua script
 (sudoku/scripts.py SUBMIT) answers the calls the result cache holds, adds
 the rest to the open job, or queues a new job with them, in one round trip
 shared by every call that came during the last one.
@@ -78,8 +78,9 @@ FUNC = "worker.jobs.calls"
 # may start; the load is measured over LOAD_EVERY_S windows, smoothed.
 BUSY = 0.5
 LOAD_EVERY_S = 0.25
-# A started job of the cheap lane that has answered no call for this long
-# is stalled (its worker stopped, or starved of CPU; a cheap call takes
+# A job of the cheap lane that a worker has taken (started, or off its
+# queue) and that has answered no call for this long is stalled (its
+# worker stopped, or starved of CPU; a cheap call takes
 # milliseconds): it takes no room from the calls that wait, which go into
 # a job another worker takes instead of waiting for the stalled worker's
 # heartbeat to run out (seconds). Its own calls stay with it (each is
@@ -259,25 +260,29 @@ class Coalescer:
             self._watch_stalls()
 
     async def _check_stalls(self, quiet: list[str]) -> None:
-        """Jobs of `quiet` that a worker has started are stalled; the
-        others (still queued, or ended meanwhile) are looked at again later."""
+        """Jobs of `quiet` that a worker has taken are stalled: started, or
+        off their queue though not started (a stopped worker's BLPOP still
+        takes one; Redis answers it, nobody reads it, and worker/run/recovery.py
+        queues it again seconds later). The others (in their queue, or ended
+        meanwhile) are looked at again later."""
         try:
             async with self.jobs.hub.redis.pipeline(transaction=False) as pipe:
                 for job in quiet:
                     pipe.hget(Job.key_for(job), "status")
-                statuses = await pipe.execute()
+                    pipe.lpos(self.queue.key, job)
+                found = await pipe.execute()
         except RedisError:
-            statuses = [None] * len(quiet)  # Redis is away: the calls' own waits say so
+            found = [None, 0] * len(quiet)  # Redis is away: the calls' own waits say so
         finally:
             self._stall_check = None
         self.stall_checks += 1
         now = time.monotonic()
-        for job, status in zip(quiet, statuses):
+        for job, status, position in zip(quiet, found[::2], found[1::2]):
             if job not in self.in_flight or self.heard.get(job, 0.0) > now - STALLED_S:
                 continue  # it ended, or answered, meanwhile
-            if status == b"started":
-                log.warning("%s job %s, started, has answered no call for %.1f s (%d waiting): the next "
-                            "calls go to another job", self.kind, job, STALLED_S, self.in_flight[job])
+            if status == b"started" or (status == b"queued" and position is None):
+                log.warning("%s job %s, taken by a worker, has answered no call for %.1f s (%d waiting): the "
+                            "next calls go to another job", self.kind, job, STALLED_S, self.in_flight[job])
                 self.stalled.add(job)
             else:
                 self.heard[job] = now
