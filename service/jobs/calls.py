@@ -239,25 +239,22 @@ class Coalescer:
             self._watch_stalls()
 
     def _watch_stalls(self) -> None:
-        """While calls wait for room, looks again at the jobs in flight when
-        the first of them will have given no sign for STALLED_S."""
-        if self._stall_timer is not None or self._stall_check is not None or self.closed:
+        """While calls wait for room: looks at the jobs in flight that have
+        given no sign for STALLED_S, or comes back when the first will have."""
+        if self._stall_timer is not None or self._stall_check is not None or self.closed or not self.pending:
             return
-        quiet = [self.heard.get(job, 0.0) for job in self.in_flight if job not in self.stalled]
-        if quiet:
-            delay = max(0.0, min(quiet) + STALLED_S - time.monotonic())
-            self._stall_timer = asyncio.get_running_loop().call_later(delay, self._look_for_stalls)
-
-    def _look_for_stalls(self) -> None:
-        self._stall_timer = None
-        if not self.pending or self.closed:
-            return
-        since = time.monotonic() - STALLED_S
-        quiet = [job for job in self.in_flight if job not in self.stalled and self.heard.get(job, 0.0) <= since]
+        now = time.monotonic()
+        heard = {job: self.heard.get(job, 0.0) for job in self.in_flight if job not in self.stalled}
+        quiet = [job for job, at in heard.items() if at <= now - STALLED_S]
         if quiet:
             self._stall_check = asyncio.create_task(self._check_stalls(quiet), name=f"stalls-{self.kind}")
-        else:
-            self._watch_stalls()
+        elif heard:
+            self._stall_timer = asyncio.get_running_loop().call_later(
+                min(heard.values()) + STALLED_S - now, self._watch_stalls_again)
+
+    def _watch_stalls_again(self) -> None:
+        self._stall_timer = None
+        self._watch_stalls()
 
     async def _check_stalls(self, quiet: list[str]) -> None:
         """Jobs of `quiet` that a worker has taken are stalled: started, or
