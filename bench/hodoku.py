@@ -36,8 +36,9 @@ is compared with HoDoKu's step there:
   states where HoDoKu's step is not a single.
 Then grades: our level against HoDoKu's level by hardest technique alone,
 and against its level after its score threshold (HoDoKu raises a level
-while the puzzle's score passes the level's maximum), the Spearman rank
-correlation of the scores, and a confusion table.
+while the puzzle's score passes the level's maximum), our hodoku_level (our
+level raised by our score the same way) against that level too, the
+Spearman rank correlation of the scores, and a confusion table.
 """
 
 from __future__ import annotations
@@ -179,7 +180,8 @@ class Tally:
         self.at_forcing: Counter = Counter()
         self.theirs_used: Counter = Counter()
         self.theirs_puzzles: Counter = Counter()
-        self.grades: list[tuple[int, int, int, int, int]] = []  # ours, theirs by hardest, theirs, our score, theirs
+        # ours, theirs by hardest, theirs, our score, theirs, ours raised by the score as HoDoKu raises its own
+        self.grades: list[tuple[int, int, int, int, int, int]] = []
 
 
 def play(puzzle: str, path: dict, table, tally: Tally) -> None:
@@ -220,7 +222,7 @@ def play(puzzle: str, path: dict, table, tally: Tally) -> None:
     tally.theirs_puzzles.update(used - SINGLES)
     g = logic.grade(puzzle)
     hardest = max((table[n].level.value for n, _, _ in path["steps"]), default=1)
-    tally.grades.append((g.level, hardest, path["level"], g.score, path["score"]))
+    tally.grades.append((g.level, hardest, path["level"], g.score, path["score"], g.hodoku_level))
 
 
 def ranks(values: list[float]) -> list[float]:
@@ -270,9 +272,12 @@ def report(name: str, t: Tally, ours_known: set[str]) -> None:
     g = t.grades
     same_hardest = sum(o == h for o, h, *_ in g)
     same_level = sum(o == lv for o, _, lv, *_ in g)
+    same_raised = sum(x[5] == x[2] for x in g)
     rho = spearman([x[3] for x in g], [x[4] for x in g])
     print(f"grades: {pct(same_hardest, len(g))} at HoDoKu's level by hardest technique, "
           f"{pct(same_level, len(g))} at its level with the score threshold; Spearman of the scores {rho:.3f}")
+    print(f"  hodoku_level (ours raised by our score as HoDoKu raises its own) at HoDoKu's level with the "
+          f"threshold: {pct(same_raised, len(g))}")
     print("  our level (rows), HoDoKu's by hardest technique (columns):\n  " + " " * 8
           + " ".join(f"{h:>7}" for h in HODOKU_LEVELS[1:]))
     for ours in range(1, 6):

@@ -142,7 +142,8 @@ GRADE_HELP = """\
 input: FILE or stdin, one puzzle or many (each nine lines of nine, or one
 line of 81).
 stdout: for one puzzle, its level, score, hardest technique and the steps of
-each technique; for many, one line each: puzzle,level,score,hardest.
+each technique, and HoDoKu's level where its score raises it; for many, one
+line each: puzzle,level,score,hardest.
 
 example:
   $ sudoku grade puzzle.txt
@@ -153,8 +154,11 @@ example:
 def grade_text(reply: pb.GradeReply) -> str:
     if reply.verdict != pb.CountReply.UNIQUE:
         return f"ungraded: {pb.CountReply.Verdict.Name(reply.verdict).lower()} solutions"
-    return (f"{level_name(reply.level)}: score {reply.score}, hardest {technique_name(reply.hardest)}, "
+    text = (f"{level_name(reply.level)}: score {reply.score}, hardest {technique_name(reply.hardest)}, "
             f"{reply.steps} steps")
+    if reply.hodoku_level and reply.hodoku_level != reply.level:
+        text += f" ({level_name(reply.hodoku_level)} for HoDoKu, by its score)"
+    return text
 
 
 def cmd_grade(args: argparse.Namespace) -> int:

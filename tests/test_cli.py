@@ -315,6 +315,9 @@ def test_grade_one_puzzle_and_many(run):
     one = run("grade", stdin=puzzles("qqwing_easy")[0])
     assert one.returncode == 0, one.stderr
     assert re.fullmatch(r"easy: score \d+, hardest [a-z ]+, \d+ steps", one.stdout.splitlines()[0])
+    raised = run("grade", stdin=puzzles("magictour_top1465")[0])
+    assert raised.stdout.splitlines()[0] == ("medium: score 1382, hardest hidden pair, 82 steps "
+                                             "(hard for HoDoKu, by its score)")
     boards = puzzles("qqwing_intermediate")[:3] + puzzles("multi_solution_16_clue")[:1]
     many = run("grade", stdin="\n".join(boards))
     lines = [line.split(",") for line in many.stdout.splitlines()]

@@ -27,6 +27,7 @@ def test_puzzles_come_in_order_unique_graded_and_again_from_the_seed(stub):
     for p in made:
         assert engine.count(p.puzzle) == (1, True) and engine.solve(p.puzzle) == p.solution
         assert p.grade.level == pb.MEDIUM and p.grade.score == logic.grade(p.puzzle).score
+        assert p.grade.hodoku_level == logic.hodoku_level(p.grade.level, p.grade.score)
     assert made[0].seed == 11 and len({p.puzzle for p in made}) == 20
     assert [p.puzzle for p in generate(stub, level=pb.MEDIUM, count=20, seed=11)] == [p.puzzle for p in made]
     (again,) = generate(stub, level=pb.MEDIUM, count=1, seed=made[7].seed)

@@ -27,11 +27,23 @@ def test_grade_gives_the_level_score_and_techniques(stub):
     assert [(t.technique, t.count) for t in reply.techniques] == [(t, n) for t, n in enumerate(g.counts) if n]
     assert sum(t.count for t in reply.techniques) == reply.steps
     assert stub.Grade(pb.GradeRequest(board=hard), timeout=TIMEOUT) == reply  # deterministic
+    # Its score, 1,382, is over HoDoKu's 1,000 for medium, so HoDoKu rates it hard.
+    assert (reply.level, reply.score, reply.hodoku_level) == (pb.LEVEL_MEDIUM, 1382, pb.LEVEL_HARD)
+    assert easy.hodoku_level == pb.LEVEL_EASY
+
+
+@pytest.mark.parametrize("level, score, raised", [
+    (1, 800, 1), (1, 801, 2), (2, 1000, 2), (2, 1001, 3), (3, 1600, 3), (3, 1601, 4), (4, 1800, 4), (4, 1801, 5),
+    (1, 1700, 4), (1, 5000, 5), (3, 1000, 3), (5, 200, 5), (5, 10**6, 5), (0, 5000, 0),
+])
+def test_hodoku_level_raises_a_level_while_the_score_is_over_its_most(level, score, raised):
+    assert logic.hodoku_level(level, score) == raised
 
 
 def test_puzzles_without_one_solution_have_no_level(stub):
     many = stub.Grade(pb.GradeRequest(board=puzzles("multi_solution_16_clue")[0]), timeout=TIMEOUT)
     assert (many.level, many.verdict, many.solved) == (pb.LEVEL_UNSPECIFIED, pb.CountReply.MULTIPLE, False)
+    assert many.hodoku_level == pb.LEVEL_UNSPECIFIED
     none = stub.Grade(pb.GradeRequest(board=puzzles("invalid_no_solution")[0]), timeout=TIMEOUT)
     assert (none.level, none.verdict, none.steps) == (pb.LEVEL_UNSPECIFIED, pb.CountReply.NONE, 0)
 

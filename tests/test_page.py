@@ -30,7 +30,7 @@ import pytest
 from client.frames import draw, split
 from sudoku import engine
 from sudoku.v1 import sudoku_pb2 as pb
-from tests.puzzles import is_completion
+from tests.puzzles import is_completion, puzzles
 from tests.stack import until
 from worker import hints, logic, reference
 
@@ -354,6 +354,19 @@ def test_a_wrong_entry_and_wrong_pencil_marks_are_named(browser, service, tmp_pa
     words = hint(browser)
     assert "r1c3 = 1 is wrong" in words and "the solution has 4 there" in words, words
     assert cells_with(browser, "hint-wrong") == [2]
+
+
+@needs_chromium
+def test_a_loaded_puzzle_shows_its_grade_and_hodokus_level_where_it_differs(browser, service):
+    browser.get(page_url(service))
+    load(browser, puzzles("magictour_top1465")[0])  # medium, score 1,382: over HoDoKu's 1,000 for medium
+    status = wait_for(browser, "document.getElementById('puzzle-status').textContent.includes('Grade:') && "
+                               "document.getElementById('puzzle-status').textContent")
+    assert "Grade: medium (score 1,382; hardest step: " in status and "; HoDoKu: hard)." in status, status
+    load(browser, WIKIPEDIA)
+    status = wait_for(browser, "document.getElementById('puzzle-status').textContent.includes('Grade: easy') && "
+                               "document.getElementById('puzzle-status').textContent")
+    assert "HoDoKu" not in status, status
 
 
 @needs_chromium

@@ -128,7 +128,9 @@ def test_replies_in_json_read_the_same_with_the_released_proto(tmp_path):
             continue  # a message added since the release (StepReply): no client of the release reads it
         old_class = message_factory.GetMessageClass(old_message)
         new_class = message_factory.GetMessageClass(message)
-        old_field = old_class.DESCRIPTOR.fields_by_name[field.name]
+        old_field = old_class.DESCRIPTOR.fields_by_name.get(field.name)
+        if old_field is None:
+            continue  # a field added since the release (GradeReply.hodoku_level): its clients skip it unread
         released = {v.number for v in old_field.enum_type.values}
         for number in (n for n in numbers if n in released):
             msg = new_class()

@@ -87,6 +87,8 @@ def test_the_logic_rpcs_answer_as_on_the_grpc_port(api, stub):
     grade = api.call("Grade", pb.GradeRequest(board=WIKIPEDIA))
     assert grade == stub.Grade(pb.GradeRequest(board=WIKIPEDIA), timeout=30)
     assert (grade.verdict, grade.level) == (pb.CountReply.UNIQUE, pb.EASY)
+    medium = pb.GradeRequest(board=puzzles("magictour_top1465")[0])  # HoDoKu's score rule makes it hard
+    assert api.call("Grade", medium).hodoku_level == stub.Grade(medium, timeout=30).hodoku_level == pb.LEVEL_HARD
     generate = pb.GenerateRequest(level=pb.MEDIUM, count=2, seed=17)
     made = list(api.stream("Generate", generate))
     assert made == list(stub.Generate(generate, timeout=60))
@@ -149,6 +151,8 @@ def test_json_is_understood_too(service):
     api = Api(base_url(service), codec=google_protobuf_json_codec())
     try:
         assert api.call("CountSolutions", pb.CountRequest(board=WIKIPEDIA)).verdict == pb.CountReply.UNIQUE
+        medium = api.call("Grade", pb.GradeRequest(board=puzzles("magictour_top1465")[0]))
+        assert (medium.level, medium.hodoku_level) == (pb.LEVEL_MEDIUM, pb.LEVEL_HARD)
     finally:
         api.close()
 

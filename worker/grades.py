@@ -24,6 +24,7 @@ def grade_json(g: logic.Grade) -> dict[str, Any]:
     out: dict[str, Any] = {"verdict": VERDICTS[g.solutions]}
     if g.solutions == 1 and g.solved and g.level:
         out["level"] = logic.LEVEL_NAMES[g.level].upper()
+        out["hodoku_level"] = logic.LEVEL_NAMES[g.hodoku_level].upper()
     if g.score:
         out["score"] = g.score
     if g.hardest:

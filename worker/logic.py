@@ -20,7 +20,10 @@ Grades
     `grade(board)` counts the solutions (to 2) and solves by steps; the level
     is the highest level of a technique used (1 easy .. 5 extreme), the score
     the sum of the steps' weights. `grade_many(boards)` grades many boards
-    given as one str or bytes of 81-cell boards, in one C call.
+    given as one str or bytes of 81-cell boards, in one C call. HoDoKu (the
+    reference human solver, whose techniques' levels and weights these are)
+    also raises a puzzle's level while its score is over the level's most:
+    `Grade.hodoku_level`.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ LEVELS: tuple[int, ...] = _engine.LEVELS  # level (1-5) by technique number
 WEIGHTS: tuple[int, ...] = _engine.WEIGHTS  # score of one step by technique number
 LEVEL_NAMES = ("", "easy", "medium", "hard", "expert", "extreme")
 MAX_LEVEL = 5
+# HoDoKu's most score for each level below extreme (its easy, medium, hard
+# and unfair): a puzzle scoring more rates one level higher, again and again.
+HODOKU_MAX_SCORE = {1: 800, 2: 1000, 3: 1600, 4: 1800}
 
 # Step.variant values (logic.h).
 COLOR_TRAP, COLOR_WRAP = 1, 2
@@ -87,6 +93,18 @@ class Grade(NamedTuple):
     @property
     def level_name(self) -> str:
         return LEVEL_NAMES[self.level] if self.level else "unsolved"
+
+    @property
+    def hodoku_level(self) -> int:
+        """The level, raised one at a time while the score is over its HoDoKu most."""
+        return hodoku_level(self.level, self.score)
+
+
+def hodoku_level(level: int, score: int) -> int:
+    """`level` (0 for none) as HoDoKu raises it for a puzzle of `score`."""
+    while level in HODOKU_MAX_SCORE and score > HODOKU_MAX_SCORE[level]:
+        level += 1
+    return level
 
 
 def _step(raw: tuple) -> Step:

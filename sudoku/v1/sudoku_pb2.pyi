@@ -858,7 +858,7 @@ class TechniqueCount(_message.Message):
     def __init__(self, technique: _Optional[_Union[Step.Technique, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class GradeReply(_message.Message):
-    __slots__ = ("level", "score", "hardest", "techniques", "verdict", "steps", "solved", "index", "error")
+    __slots__ = ("level", "score", "hardest", "techniques", "verdict", "steps", "solved", "index", "error", "hodoku_level")
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     HARDEST_FIELD_NUMBER: _ClassVar[int]
@@ -868,6 +868,7 @@ class GradeReply(_message.Message):
     SOLVED_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    HODOKU_LEVEL_FIELD_NUMBER: _ClassVar[int]
     level: Level
     score: int
     hardest: Step.Technique
@@ -877,7 +878,8 @@ class GradeReply(_message.Message):
     solved: bool
     index: int
     error: ItemError
-    def __init__(self, level: _Optional[_Union[Level, str]] = ..., score: _Optional[int] = ..., hardest: _Optional[_Union[Step.Technique, str]] = ..., techniques: _Optional[_Iterable[_Union[TechniqueCount, _Mapping]]] = ..., verdict: _Optional[_Union[CountReply.Verdict, str]] = ..., steps: _Optional[int] = ..., solved: _Optional[bool] = ..., index: _Optional[int] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+    hodoku_level: Level
+    def __init__(self, level: _Optional[_Union[Level, str]] = ..., score: _Optional[int] = ..., hardest: _Optional[_Union[Step.Technique, str]] = ..., techniques: _Optional[_Iterable[_Union[TechniqueCount, _Mapping]]] = ..., verdict: _Optional[_Union[CountReply.Verdict, str]] = ..., steps: _Optional[int] = ..., solved: _Optional[bool] = ..., index: _Optional[int] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ..., hodoku_level: _Optional[_Union[Level, str]] = ...) -> None: ...
 
 class GradeManyRequest(_message.Message):
     __slots__ = ("boards", "packed_boards")

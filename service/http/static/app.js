@@ -319,9 +319,10 @@ function setPuzzle(text) {
   boardChanged();
 }
 
-/** "hard (score 1,128; hardest step: X-wing)" */
+/** "hard (score 1,128; hardest step: X-wing)", and "; HoDoKu: expert" where its score raises the level */
 const gradeText = (grade) =>
-  `${levelName(grade.level)} (score ${number(grade.score)}; hardest step: ${techniqueName(grade.hardest)})`;
+  `${levelName(grade.level)} (score ${number(grade.score)}; hardest step: ${techniqueName(grade.hardest)}` +
+  (grade.hodokuLevel && grade.hodokuLevel !== grade.level ? `; HoDoKu: ${levelName(grade.hodokuLevel)})` : ")");
 
 // Each load or generate takes a number; an answer to one since replaced by
 // another is dropped (the page's own first load may answer after the player's).
