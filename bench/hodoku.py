@@ -337,7 +337,7 @@ def main() -> None:
             try:
                 paths[p] = hodoku_path(solver, placing, p)
             except TimeoutError:
-                paths[p] = {"level": 0, "score": 0, "solved": False, "steps": [], "timeout": True}
+                paths[p] = {"level": 0, "score": 0, "solved": False, "steps": [], "timeout": args.hodoku_limit}
             finally:
                 signal.alarm(0)
             if args.cache and (i % 10 == 9 or i + 1 == len(todo)):
@@ -345,12 +345,15 @@ def main() -> None:
             print(f"HoDoKu: {name} {i + 1}/{len(todo)}", file=sys.stderr, flush=True)
     if args.cache:
         args.cache.write_text(json.dumps(cache))
-    slow = sum(1 for puzzles in sets.values() for p in puzzles if paths.get(p, {}).get("timeout"))
+    # the limit of the run that timed each out (a cache may hold several runs')
+    limits = [paths[p]["timeout"] for puzzles in sets.values() for p in puzzles if paths.get(p, {}).get("timeout")]
     missing = sum(1 for puzzles in sets.values() for p in puzzles if p not in paths)
     if missing:
         print(f"{missing} puzzles left out: no HoDoKu path in the cache (--cached-only)")
-    if slow:
-        print(f"{slow} puzzles left out: HoDoKu took more than {args.hodoku_limit} s on each")
+    if limits:
+        known = sorted({v for v in limits if v is not True})  # True: a cache from before the limit was kept
+        said = f"{'/'.join(map(str, known))} s" if len(known) == len(set(limits)) else "its limit"
+        print(f"{len(limits)} puzzles left out: HoDoKu took more than {said} on each")
     print(f"HoDoKu's paths ready in {time.perf_counter() - start:.0f} s; "
           f"HoDoKu's level thresholds: " + ", ".join(f"{k.name.lower()} {v}" for k, v in max_score.items()
                                                       if 0 < v < 2**31 - 1))
