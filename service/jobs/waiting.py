@@ -76,8 +76,8 @@ class ResultLost(JobLost):
     code = grpc.StatusCode.UNAVAILABLE
 
     def details(self) -> str:
-        return (f"the job store lost this call's job {self.job_id} (it restarted); send the requests not yet "
-                "answered again")
+        return (f"the job store lost this call's job {self.job_id} (it restarted, was emptied, or refused the job's "
+                "writes for memory); send the requests not yet answered again")
 
 
 class JobStuck(Unavailable):

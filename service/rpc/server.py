@@ -20,7 +20,7 @@ import time
 
 import grpc
 from google.protobuf.message_factory import GetMessageClass
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
 
 from service.batches.batch import BatchCounter
 from service.batches.generating import Generator
@@ -50,12 +50,21 @@ log = logging.getLogger("sudoku.service")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
 
 
+def _out_of_memory(exc: Exception) -> bool:
+    """Redis refused a write for its maxmemory (noeviction). redis-py raises
+    OutOfMemoryError for a command Redis refuses so; a refused write inside
+    a script comes as "OOM ..." from Redis 7 and as "ERR Error running
+    script ... -OOM command not allowed ..." from Redis 6 (the embedded one)."""
+    return isinstance(exc, OutOfMemoryError) or (
+        isinstance(exc, ResponseError) and (str(exc).startswith("OOM") or "-OOM command not allowed" in str(exc)))
+
+
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     """The status our errors carry (sudoku/errors.py), or that of a failure of
     what we call; None for a bug (INTERNAL, logged)."""
     if isinstance(exc, CallError):
         return exc.code, exc.details()
-    if isinstance(exc, ResponseError) and str(exc).startswith("OOM"):
+    if _out_of_memory(exc):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
