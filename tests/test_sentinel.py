@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import subprocess
 import time
 from pathlib import Path
@@ -18,11 +19,12 @@ import grpc
 import pytest
 from redis import Redis
 
+from client import Client, Retry
 from sudoku import cells, connections
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.load import CallLoad
-from tests.puzzles import puzzles
+from tests.puzzles import puzzles, transformed
 from tests.stack import (
     SYSTEM_REDIS,
     ServiceThread,
@@ -32,6 +34,7 @@ from tests.stack import (
     supervise_in_background,
     until,
 )
+from worker import logic
 from worker.run.supervisor import Supervisor
 
 pytestmark = pytest.mark.slow  # seconds of load on each side of a failover
@@ -192,3 +195,37 @@ def test_a_cell_follows_sentinel_to_the_promoted_replica_when_its_primary_is_kil
     assert not load.wrong, load.wrong[:5]
     assert set(failures) <= {"UNAVAILABLE"}, failures
     assert load.answered > 40
+
+
+def test_batch_calls_go_on_across_a_failover(group):
+    """CountMany and GradeMany through the client library, each paused after
+    its first reply while the primary is killed and Sentinel promotes the
+    replica; read on after, every board is answered once, in order and
+    right (a call that broke off resumes from its first unanswered chunk).
+    The pause makes the failover fall inside both calls: at most `window`
+    chunks are sent before the first is read, and the rest after."""
+    url = group.url
+    workers = Supervisor(2, url, interactive=1)
+    workers.start()
+    supervise_in_background(workers)
+    service = ServiceThread(make_settings(url)).start()
+    rng = random.Random(3)
+    counted = [transformed(b, rng) for b in puzzles("magictour_top1465") * 60]  # 12 chunks of 500
+    graded = [transformed(b, rng) for b in (puzzles("qqwing_expert") + puzzles("qqwing_intermediate")) * 5]
+    try:
+        with Client(service.address, retry=Retry(attempts=20, base=0.2, cap=2.0)) as client:
+            counts = client.count_many(counted, chunk=500, window=2)
+            grades = client.grade_many(graded, chunk=40, window=2)
+            first_counts, first_grade = next(counts), next(grades)
+            old = group.primary.port
+            group.primary.proc.kill()
+            until(lambda: group.primary_port() not in (None, old), "Sentinel promoted the replica", timeout=30)
+            count_chunks, grade_replies = [first_counts, *counts], [first_grade, *grades]
+    finally:
+        service.stop()
+        workers.stop()
+    assert [chunk.start for chunk in count_chunks] == list(range(0, len(counted), 500))
+    assert not any(chunk.errors for chunk in count_chunks)
+    assert {v for chunk in count_chunks for v in chunk.verdicts} == {pb.CountReply.UNIQUE}
+    assert [g.index for g in grade_replies] == list(range(len(graded)))
+    assert [g.score for g in grade_replies] == [logic.grade(b).score for b in graded]
