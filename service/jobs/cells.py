@@ -56,6 +56,7 @@ class Cell:
     shares: Shares
     instance: str
     serving: bool = True  # the health monitor's verdict (service/rpc/cellhealth.py)
+    replica_of: str = ""  # its Redis is a read-only replica of this primary (host:port): down
     draining: bool = False  # SUDOKU_DRAIN_CELLS: no new calls
     tasks: list = field(default_factory=list)
 

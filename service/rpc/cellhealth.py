@@ -7,8 +7,11 @@ gets UNAVAILABLE at once instead of waiting out a blocked read (clients
 retry, or resume with Watch). The instance says SERVING while at least one
 cell serves, so a load balancer sends nobody here who could only get
 UNAVAILABLE. Every MEMORY_EVERY ticks the monitor also reads the cell's
-memory (new work is refused while it is near its bound: memory_verdict)
-and counts the workers of each queue (the coalescers' jobs in flight).
+memory (new work is refused while it is near its bound: memory_verdict),
+counts the workers of each queue (the coalescers' jobs in flight), and asks
+the Redis its role: a read-only replica (REDIS_URL naming one, or a primary
+demoted by hand) refuses every write, so its cell is down until it is a
+primary again, rather than SERVING while every call fails.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from grpc_health.v1.health import aio as health_aio
 from prometheus_client import Counter, Gauge
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from service.jobs.cells import Cell, Cells
 from service.jobs.queueing import memory_verdict
@@ -49,6 +52,22 @@ async def redis_ok(redis: AsyncRedis) -> bool:
         return False
 
 
+async def replica_of(redis: AsyncRedis) -> str:
+    """The primary whose replica `redis` is (connections.primary_of), or ""
+    for a primary, or a Redis that does not let us ask (ROLE refused by an ACL)."""
+    try:
+        return connections.primary_of(await redis.execute_command("ROLE"))
+    except ResponseError:
+        return ""
+
+
+def _down_because(cell: Cell) -> str:
+    if cell.replica_of:
+        return (f"is a read-only replica of {cell.replica_of}: down until it is a primary (REDIS_URL must name "
+                "the primary, or Sentinel)")
+    return "cannot be reached: down"
+
+
 class CellHealth:
     def __init__(self, servicer: health_aio.HealthServicer, cells: Cells):
         self.servicer = servicer
@@ -67,6 +86,10 @@ class CellHealth:
             if cell.serving:
                 with contextlib.suppress(RedisError, OSError):
                     await cell.jobs.count_workers(cell.redis)
+                    cell.replica_of = await replica_of(cell.redis)
+                if cell.replica_of:
+                    cell.serving = False
+                    log.warning("cell %s (redis) %s", cell.name, _down_because(cell))
             CELL_UP.labels(cell.name).set(int(cell.serving))
         await self._update()
 
@@ -91,9 +114,10 @@ class CellHealth:
             # One late PING may be this process's own event loop, busy; two in
             # a row is Redis (or a process that cannot serve either).
             failures = 0 if await redis_ok(cell.redis) else failures + 1
-            now = failures < FAILED_PINGS
-            if now and tick % MEMORY_EVERY == 0:
+            reachable = failures < FAILED_PINGS
+            if reachable and tick % MEMORY_EVERY == 0:
                 await self._look_closer(cell)
+            now = reachable and not cell.replica_of
             if not now and cell.serving:
                 for reader in (cell.hub, cell.inbox):
                     reader.interrupt(RedisConnectionError(f"Redis did not answer a PING within {HEALTH_EVERY} s"))
@@ -102,7 +126,7 @@ class CellHealth:
                 CELL_UP.labels(cell.name).set(int(now))
                 if not now:
                     CELL_DOWNS.labels(cell.name).inc()
-                log.warning("cell %s (redis) %s", cell.name, "is back: serving" if now else "cannot be reached: down")
+                log.warning("cell %s (redis) %s", cell.name, "is back: serving" if now else _down_because(cell))
                 await self._update()
 
     async def _look_closer(self, cell: Cell) -> None:
@@ -111,6 +135,7 @@ class CellHealth:
             async with asyncio.timeout(HEALTH_EVERY):
                 verdict = memory_verdict(await cell.redis.info("memory"))
                 await jobs.count_workers(cell.redis)
+                cell.replica_of = await replica_of(cell.redis)
         except (RedisError, OSError, TimeoutError):
             verdict = jobs.store_full
         if verdict != jobs.store_full:

@@ -20,7 +20,7 @@ import time
 
 import grpc
 from google.protobuf.message_factory import GetMessageClass
-from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
+from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, ResponseError
 
 from service.batches.batch import BatchCounter
 from service.batches.generating import Generator
@@ -59,6 +59,12 @@ def _out_of_memory(exc: Exception) -> bool:
         isinstance(exc, ResponseError) and (str(exc).startswith("OOM") or "-OOM command not allowed" in str(exc)))
 
 
+def _read_only(exc: Exception) -> bool:
+    """Redis refused a write as a read-only replica (ReadOnlyError; inside a
+    script, "... -READONLY ..." from Redis 6)."""
+    return isinstance(exc, ReadOnlyError) or (isinstance(exc, ResponseError) and "-READONLY " in str(exc))
+
+
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     """The status our errors carry (sudoku/errors.py), or that of a failure of
     what we call; None for a bug (INTERNAL, logged)."""
@@ -66,6 +72,9 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
         return exc.code, exc.details()
     if _out_of_memory(exc):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
+    if _read_only(exc):
+        return grpc.StatusCode.UNAVAILABLE, ("the job store's Redis is a read-only replica (REDIS_URL names a replica, "
+                                             "or its primary was demoted); retry once it is a primary")
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
     if isinstance(exc, (RedisError, OSError)):

@@ -14,7 +14,7 @@ import threading
 import time
 
 from redis import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
@@ -79,22 +79,36 @@ def run(settings: Settings) -> None:
 
 
 def _wait_for(redis: Redis, parent: int) -> None:
-    """Returns once Redis answers. A worker started while Redis is away
-    (replaced by its supervisor during an outage) waits for it instead of
-    failing at once and being restarted in a loop; it exits if its
-    supervisor goes meanwhile, as worker/run/recovery.py makes a running one do."""
+    """Returns once Redis answers as a primary. A worker started while Redis
+    is away (replaced by its supervisor during an outage), or is a read-only
+    replica (every write of a worker fails there: REDIS_URL naming a replica,
+    or a primary demoted by hand), waits for it instead of failing at once
+    and being restarted in a loop; it exits if its supervisor goes
+    meanwhile, as worker/run/recovery.py makes a running one do."""
     wait = 0.1
     while True:
         try:
-            redis.ping()
-            return
+            primary = _primary_of(redis)
+            if not primary:
+                return
+            why = f"it is a read-only replica of {primary}; REDIS_URL must name the primary, or Sentinel"
         except RedisError as exc:
-            if os.getppid() != parent:
-                raise SystemExit("worker: the supervisor is gone; not waiting for Redis any more") from None
-            if wait == 0.1:
-                logging.getLogger("sudoku.worker").warning("waiting for Redis (%s)", exc)
-            time.sleep(wait)
-            wait = min(wait * 2, 2.0)
+            why = str(exc)
+        if os.getppid() != parent:
+            raise SystemExit("worker: the supervisor is gone; not waiting for Redis any more") from None
+        if wait == 0.1:
+            logging.getLogger("sudoku.worker").warning("waiting for Redis (%s)", why)
+        time.sleep(wait)
+        wait = min(wait * 2, 2.0)
+
+
+def _primary_of(redis: Redis) -> str:
+    """connections.primary_of for this Redis; "" when ROLE is refused (an ACL: we cannot tell)."""
+    try:
+        return connections.primary_of(redis.execute_command("ROLE"))
+    except ResponseError:
+        redis.ping()  # a Redis that answers: taken as a primary
+        return ""
 
 
 if __name__ == "__main__":
