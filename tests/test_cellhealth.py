@@ -36,7 +36,7 @@ def test_a_cell_is_down_at_start_only_after_the_monitors_missed_pings(missed):
         async def ping(self, **kwargs):
             try:
                 reply = await super().ping(**kwargs)
-            except BaseException:  # cut short by redis_ok's bound
+            except BaseException:  # cut short by ping_failure's bound
                 looks.append(False)
                 if len(looks) == missed:
                     os.kill(server.proc.pid, signal.SIGCONT)
@@ -46,7 +46,8 @@ def test_a_cell_is_down_at_start_only_after_the_monitors_missed_pings(missed):
 
     async def first_look() -> bool:
         redis = Watched.from_url(server.url)
-        cell = SimpleNamespace(name="0", redis=redis, serving=True, jobs=SimpleNamespace(count_workers=_no_count))
+        cell = SimpleNamespace(name="0", redis=redis, serving=True, replica_of="",
+                               jobs=SimpleNamespace(count_workers=_no_count))
         try:
             await cellhealth.CellHealth(health_aio.HealthServicer(), SimpleNamespace(all=[cell])).first_look()
         finally:

