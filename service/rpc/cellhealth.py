@@ -138,14 +138,19 @@ class CellHealth:
                 await self._update()
 
     async def _look_closer(self, cell: Cell) -> None:
+        """The cell's memory, workers and role, each looked at even when
+        another cannot be (a command an ACL or a renaming refuses), within
+        HEALTH_EVERY for all three; what is not learnt stays as it was."""
         jobs = cell.jobs
-        try:
+        verdict = jobs.store_full
+        with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(HEALTH_EVERY):
-                verdict = memory_verdict(await cell.redis.info("memory"))
-                await jobs.count_workers(cell.redis)
-                cell.replica_of = await replica_of(cell.redis)
-        except (RedisError, OSError, TimeoutError):
-            verdict = jobs.store_full
+                with contextlib.suppress(RedisError, OSError):
+                    verdict = memory_verdict(await cell.redis.info("memory"))
+                with contextlib.suppress(RedisError, OSError):
+                    await jobs.count_workers(cell.redis)
+                with contextlib.suppress(RedisError, OSError):
+                    cell.replica_of = await replica_of(cell.redis)
         if verdict != jobs.store_full:
             log.warning("cell %s: %s", cell.name, verdict or "the job store has room again: taking new work")
         jobs.store_full = verdict
