@@ -88,11 +88,8 @@ class CellHealth:
                 if cell.serving:
                     break
             if cell.serving:
-                with contextlib.suppress(RedisError, OSError):
-                    await cell.jobs.count_workers(cell.redis)
-                    cell.replica_of = await replica_of(cell.redis)
-                if cell.replica_of:
-                    cell.serving = False
+                await self._look_closer(cell)
+                cell.serving = not cell.replica_of
             if not cell.serving:
                 log.warning("cell %s (redis) %s", cell.name, _down_because(cell, failure))
             CELL_UP.labels(cell.name).set(int(cell.serving))

@@ -50,19 +50,11 @@ log = logging.getLogger("sudoku.service")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
 
 
-def _out_of_memory(exc: Exception) -> bool:
-    """Redis refused a write for its maxmemory (noeviction). redis-py raises
-    OutOfMemoryError for a command Redis refuses so; a refused write inside
-    a script comes as "OOM ..." from Redis 7 and as "ERR Error running
-    script ... -OOM command not allowed ..." from Redis 6 (the embedded one)."""
-    return isinstance(exc, OutOfMemoryError) or (
-        isinstance(exc, ResponseError) and (str(exc).startswith("OOM") or "-OOM command not allowed" in str(exc)))
-
-
-def _read_only(exc: Exception) -> bool:
-    """Redis refused a write as a read-only replica (ReadOnlyError; inside a
-    script, "... -READONLY ..." from Redis 6)."""
-    return isinstance(exc, ReadOnlyError) or (isinstance(exc, ResponseError) and "-READONLY " in str(exc))
+def _refused(exc: Exception, kind: type[ResponseError], code: str) -> bool:
+    """Redis refused a command with error `code` (redis-py's `kind`): OOM
+    for its maxmemory, READONLY as a replica. Inside a script Redis 6 (the
+    embedded one) wraps it: "ERR Error running script ... -CODE ..."."""
+    return isinstance(exc, kind) or (isinstance(exc, ResponseError) and f"-{code} " in str(exc))
 
 
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
@@ -70,9 +62,9 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     what we call; None for a bug (INTERNAL, logged)."""
     if isinstance(exc, CallError):
         return exc.code, exc.details()
-    if _out_of_memory(exc):
+    if _refused(exc, OutOfMemoryError, "OOM"):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
-    if _read_only(exc):
+    if _refused(exc, ReadOnlyError, "READONLY"):
         return grpc.StatusCode.UNAVAILABLE, ("the job store's Redis is a read-only replica (REDIS_URL names a replica, "
                                              "or its primary was demoted); retry once it is a primary")
     if isinstance(exc, LookupError):
