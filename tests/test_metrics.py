@@ -87,13 +87,20 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
         next(watched)  # the stream is open now
 
         def counted_both() -> dict | None:
-            """A scrape once the workers counted both solves: a worker counts a
-            job just after the service has its result, so the two race by a moment."""
+            """A scrape once the workers counted both solves and no job waits:
+            a worker counts a job just after the service has its result, so
+            the two race by a moment. CI once scraped a job in the heavy
+            queue after both solves were counted: a worker starved of CPU
+            past its heartbeat's TTL loses its job, which is queued again
+            and may run twice (docs/delivery.md), so each is counted at
+            least once."""
             s = scrape(metrics_port)
-            solved = value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved")
-            return s if solved == 2 and value(s, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2 else None
+            solved = value(s, "sudoku_worker_jobs_total", kind="solve", outcome="solved") or 0
+            timed = value(s, "sudoku_worker_job_duration_seconds_count", kind="solve") or 0
+            idle = all(value(s, "sudoku_queue_depth", cell="0", queue=queue) == 0 for queue in keys.QUEUES)
+            return s if solved >= 2 and timed >= 2 and idle else None
 
-        samples = until(counted_both, "the workers counted both solves", timeout=10, every=0.1)
+        samples = until(counted_both, "the workers counted both solves and took every job", timeout=10, every=0.1)
         watched.cancel()
 
     # The service: requests by RPC and code, open streams, job latency, queue depth.
@@ -104,13 +111,13 @@ def test_sudoku_server_serves_service_and_worker_metrics(server):
     assert value(samples, "sudoku_job_latency_seconds_count", kind="count") == 1
     assert value(samples, "sudoku_job_latency_seconds_count", kind="solve") == 1
     assert value(samples, "sudoku_job_latency_seconds_bucket", kind="count", le="+Inf") == 1
-    for queue in keys.QUEUES:  # every job was taken (QueueDepth's own test is below)
-        assert value(samples, "sudoku_queue_depth", cell="0", queue=queue) == 0
+    # Every job was taken: each queue's depth is 0 (QueueDepth's own test is below).
+    assert {value(samples, "sudoku_queue_depth", cell="0", queue=queue) for queue in keys.QUEUES} == {0}
     assert value(samples, "sudoku_cell_up", cell="0") == 1
     # The workers, summed over their processes.
     assert value(samples, "sudoku_worker_jobs_total", kind="count", outcome="ok") == 1
-    assert value(samples, "sudoku_worker_jobs_total", kind="solve", outcome="solved") == 2
-    assert value(samples, "sudoku_worker_job_duration_seconds_count", kind="solve") == 2
+    assert value(samples, "sudoku_worker_jobs_total", kind="solve", outcome="solved") >= 2  # at least once: above
+    assert value(samples, "sudoku_worker_job_duration_seconds_count", kind="solve") >= 2
     assert value(samples, "sudoku_worker_search_steps_total") > 0
     # This process's own figures come too.
     assert value(samples, "process_cpu_seconds_total") > 0
