@@ -40,6 +40,7 @@ from redis.asyncio import sentinel as asyncio_sentinel
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import connection as asyncio_connection
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import OutOfMemoryError, ReadOnlyError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 SERVICE_TIMEOUT_S = 1.0
@@ -268,6 +269,26 @@ def primary_of(role) -> str:
     demoted by hand); "" for a primary."""
     name = [part.decode() if isinstance(part, bytes) else part for part in role[:3]]
     return f"{name[1]}:{name[2]}" if name[0] == "slave" else ""
+
+
+def refused(exc: BaseException, kind: type[ResponseError], code: str) -> bool:
+    """Redis refused a command with error `code` (redis-py's `kind`): OOM
+    for its maxmemory, READONLY as a replica. Inside a script Redis 6 (the
+    embedded one) wraps it: "ERR Error running script ... -CODE ...". In a
+    MULTI, redis-py raises ExecAbortError with the refusal as its context."""
+    while exc is not None:
+        if isinstance(exc, kind) or (isinstance(exc, ResponseError) and f"-{code} " in str(exc)):
+            return True
+        exc = exc.__context__
+    return False
+
+
+def refused_for_memory(exc: BaseException) -> bool:
+    return refused(exc, OutOfMemoryError, "OOM")
+
+
+def refused_as_replica(exc: BaseException) -> bool:
+    return refused(exc, ReadOnlyError, "READONLY")
 
 
 def raise_lost_cancel() -> None:

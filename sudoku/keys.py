@@ -158,6 +158,9 @@ def result(job_id: str) -> str:
 POSITION_KEY = f"{PREFIX}:position-key"
 
 MAINTENANCE_LOCK = f"{PREFIX}:maintenance-lock"
+# A worker waiting for a full Redis to take writes again writes this, with
+# a TTL of a second, to see whether it does (worker/run/readiness.py).
+WRITE_PROBE = f"{PREFIX}:write-probe"
 
 # Sorted set: every job the service queued, scored by when (worker/run/recovery.py).
 PENDING = f"{PREFIX}:pending"

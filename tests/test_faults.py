@@ -485,6 +485,64 @@ def test_a_write_redis_refuses_for_memory_is_resource_exhausted(which, monkeypat
             redis_server.kill()
 
 
+@pytest.mark.parametrize("which", ["embedded", "redis 7"])
+def test_workers_wait_while_redis_refuses_writes_for_memory(which, capfd, monkeypatch, tmp_path):
+    """A Redis that refuses writes for its memory (maxmemory, noeviction)
+    stops no worker: the one whose job it refused mid-job, and the idle ones
+    whose beats it refuses, wait for room (each saying so once) and go on,
+    where they used to quit with a traceback and be restarted in a loop.
+    The job whose writes were refused is retried and ends."""
+    from service.rpc import cellhealth
+
+    monkeypatch.setattr(cellhealth, "MEMORY_EVERY", 10**9)  # the service takes work as soon as Redis does
+    if which == "embedded":
+        redis_server = EmbeddedRedis(maxmemory_mb=64).start()
+    else:
+        needs_system_redis()
+        redis_server = SystemRedis(str(tmp_path), "--maxmemory-policy", "noeviction").start()
+    workers = Supervisor(2, redis_server.url, interactive=1)
+    workers.start()
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    redis = Redis.from_url(redis_server.url)
+    channel, stub = service.stub()
+    try:
+        pids = until(lambda: len(workers.pids()) == 3 and workers.pids(), "the workers started", timeout=TIMEOUT)
+        until(lambda: len(Worker.all(connection=redis)) == 3, "the workers registered", timeout=TIMEOUT)
+        # A worker mid-job, writing frames: a naive search of HARD, unpaced.
+        solve = stub.Solve(pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                           pacing=pb.Pacing(unpaced=True), cancel_on_disconnect=True), timeout=TIMEOUT)
+        job_id = next(solve).job_id
+        until(lambda: redis.xlen(keys.frames(job_id)) > 1, "the job wrote frames", timeout=TIMEOUT)
+        redis.config_set("maxmemory", 1)  # below what Redis holds: it refuses every write
+        waited = "waiting for Redis (it refuses writes for its memory"
+        logged = []
+
+        def all_refused() -> bool:
+            logged.append(capfd.readouterr().err)
+            lines = "".join(logged).splitlines()
+            refused = {pid for pid in pids for line in lines if f"worker[{pid}]" in line and "heartbeat failed" in line}
+            return any(waited in line for line in lines) and refused == set(pids)
+
+        until(all_refused, "the job's worker waited and every worker's beat was refused", timeout=TIMEOUT, every=0.1)
+        redis.config_set("maxmemory", 0)
+        answered = stub.CountSolutions(pb.CountRequest(board=EASY), timeout=TIMEOUT)
+        assert answered.verdict == pb.CountReply.UNIQUE
+        until(lambda: redis.hget(Job.key_for(job_id), "status") == b"finished", "the refused job was retried and ended",
+              timeout=TIMEOUT, every=0.1)
+        assert workers.pids() == pids, "a worker quit"
+        text = "".join(logged) + capfd.readouterr().err
+        assert "unhandled exception" not in text and "Traceback" not in text, text[-3000:]
+    finally:
+        channel.close()
+        redis.close()
+        service.stop()
+        workers.stop()
+        if which == "embedded":
+            redis_server.stop()
+        else:
+            redis_server.kill()
+
+
 def test_redis_restarting_under_load(own_stack):
     """Requests in flight complete or fail UNAVAILABLE, never hang; health is
     NOT_SERVING while Redis is away; service and workers reconnect."""

@@ -20,7 +20,7 @@ import time
 
 import grpc
 from google.protobuf.message_factory import GetMessageClass
-from redis.exceptions import OutOfMemoryError, ReadOnlyError, RedisError, ResponseError
+from redis.exceptions import RedisError
 
 from service.batches.batch import BatchCounter
 from service.batches.generating import Generator
@@ -38,7 +38,7 @@ from service.streams import relay
 from service.streams.pacing import Schedule
 from service.streams.relay import Relay, Trimmed
 from service.streams.stepping import Stepping
-from sudoku import keys, lanes, tracing
+from sudoku import connections, keys, lanes, tracing
 from sudoku.config import Settings
 from sudoku.errors import CallError
 from sudoku.replies import header_frame
@@ -50,21 +50,14 @@ log = logging.getLogger("sudoku.service")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Sudoku"].full_name
 
 
-def _refused(exc: Exception, kind: type[ResponseError], code: str) -> bool:
-    """Redis refused a command with error `code` (redis-py's `kind`): OOM
-    for its maxmemory, READONLY as a replica. Inside a script Redis 6 (the
-    embedded one) wraps it: "ERR Error running script ... -CODE ..."."""
-    return isinstance(exc, kind) or (isinstance(exc, ResponseError) and f"-{code} " in str(exc))
-
-
 def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     """The status our errors carry (sudoku/errors.py), or that of a failure of
     what we call; None for a bug (INTERNAL, logged)."""
     if isinstance(exc, CallError):
         return exc.code, exc.details()
-    if _refused(exc, OutOfMemoryError, "OOM"):
+    if connections.refused_for_memory(exc):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, "the job store is full; retry once running jobs have ended"
-    if _refused(exc, ReadOnlyError, "READONLY"):
+    if connections.refused_as_replica(exc):
         return grpc.StatusCode.UNAVAILABLE, ("the job store's Redis is a read-only replica (REDIS_URL names a replica, "
                                              "or its primary was demoted); retry once it is a primary")
     if isinstance(exc, LookupError):

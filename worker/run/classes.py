@@ -28,6 +28,7 @@ drawbacks are handled here and in worker/run/recovery.py:
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 
@@ -35,10 +36,11 @@ from redis.exceptions import RedisError
 from rq import Queue, Worker, worker_registration
 from rq.job_lifecycle import call_exception_handlers
 from rq.utils import now, utcformat
+from rq.worker import WorkerStatus
 
-from sudoku.connections import WORKER_TIMEOUT_S
+from sudoku.connections import WORKER_TIMEOUT_S, refused_for_memory
 from worker.counting import BoardsGone
-from worker.run import metrics
+from worker.run import metrics, readiness
 from worker.run.attempt import Superseded
 from worker.run.lifecycle import LeanWorker, PromptTeardown
 
@@ -61,6 +63,7 @@ class Liveness:
     _alive: threading.Thread | None = None
     _dying = False
     _outage_logged = False
+    _born = False
 
     @property
     def dequeue_timeout(self) -> int:
@@ -69,10 +72,13 @@ class Liveness:
     def handle_exception(self, job, *exc_info) -> None:
         """RQ logs every failed job with its traceback, at ERROR. A job whose
         boards a Redis restart lost fails by design (the service answers its
-        call, the client sends the boards again): one warning line, and a
-        deployer's exception handlers still hear of it."""
-        if isinstance(exc_info[1], BoardsGone):
-            log.warning("job %s: %s", job.id, exc_info[1])
+        call, the client sends the boards again), and one whose writes a
+        full Redis refused is an outage, not a bug (see execute_job): one
+        warning line, and a deployer's exception handlers still hear of it."""
+        exc = exc_info[1]
+        if isinstance(exc, BoardsGone) or refused_for_memory(exc):
+            log.warning("job %s: %s", job.id,
+                        "Redis refused its writes for memory (maxmemory)" if refused_for_memory(exc) else exc)
             call_exception_handlers(self._exc_handlers, job, *exc_info)
             return
         super().handle_exception(job, *exc_info)
@@ -87,18 +93,85 @@ class Liveness:
     def worker_key_ttl(self, job_ttl: int | None = None) -> int:
         return WORKER_KEY_TTL
 
+    # Redis refusing writes for its memory (maxmemory) is an outage the
+    # worker rides out, as it rides out Redis being away, at each step of
+    # RQ's loop (which quits on any other error; the supervisor's restarts
+    # back off for seconds). A job whose writes were refused stops; its
+    # heartbeat runs out and worker/run/recovery.py retries it, as for a
+    # worker that died.
+    supervisor = 0  # the supervisor's pid (worker/run/process.py sets it); 0: the parent's
+
     def heartbeat(self, timeout: int | None = None, pipeline=None):
-        return super().heartbeat(WORKER_KEY_TTL, pipeline)
+        try:
+            return super().heartbeat(WORKER_KEY_TTL, pipeline)
+        except RedisError as exc:
+            if pipeline is not None or not refused_for_memory(exc):
+                raise
+            return None  # the liveness thread renews the key (and says it failed) once Redis has room
+
+    def execute_job(self, job, queue):
+        try:
+            return super().execute_job(job, queue)
+        except RedisError as exc:
+            if not refused_for_memory(exc):
+                raise
+            log.warning("job %s stopped: Redis refused its writes for memory (maxmemory); it is "
+                        "retried once Redis has room", job.id)
+        self.beating = None
+        if self._ride_out_memory():
+            self._retried(lambda: self.set_state(WorkerStatus.IDLE))
+        return None
+
+    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
+        # None when asked to stop while it waited: RQ's loop ends.
+        return self._retried(lambda: super(Liveness, self).dequeue_job_and_maintain_ttl(timeout, max_idle_time))
+
+    def check_for_suspension(self, burst: bool) -> None:
+        self._retried(lambda: super(Liveness, self).check_for_suspension(burst))
+
+    def run_maintenance_tasks(self):
+        try:
+            super().run_maintenance_tasks()
+        except RedisError as exc:  # its next turn comes; worker/run/recovery.py cleans every second meanwhile
+            if not refused_for_memory(exc):
+                raise
+
+    def _retried(self, call):
+        """call(), again each time Redis has room after refusing its writes;
+        None if the worker is asked to stop while it waits."""
+        while True:
+            try:
+                return call()
+            except RedisError as exc:
+                if not refused_for_memory(exc):
+                    raise
+            if not self._ride_out_memory():
+                return None
+
+    def _ride_out_memory(self) -> bool:
+        """Waits until Redis takes writes again; False if asked to stop meanwhile."""
+        return readiness.wait_until_usable(self.connection, self.supervisor or os.getppid(),
+                                           lambda: self._stop_requested)
+
+    def bootstrap(self, *args, **kwargs) -> None:
+        self._retried(lambda: super(Liveness, self).bootstrap(*args, **kwargs))
 
     def register_birth(self) -> None:
-        super().register_birth()
+        if not self._born:  # once: a bootstrap tried again finds its key (RQ would refuse it)
+            super().register_birth()
+            self._born = True
         if self._alive is None:
             self._alive = threading.Thread(target=self._prove_alive, name="liveness", daemon=True)
             self._alive.start()
 
     def register_death(self) -> None:
         self._dying = True
-        super().register_death()
+        try:
+            super().register_death()
+        except RedisError as exc:  # a full Redis: the worker's key runs out within WORKER_KEY_TTL
+            if not refused_for_memory(exc):
+                raise
+            log.warning("worker %s: Redis refused to register its death for memory; its key runs out", self.name)
 
     def _prove_alive(self) -> None:
         while not self._dying:

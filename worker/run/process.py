@@ -11,16 +11,14 @@ import logging
 import os
 import signal
 import threading
-import time
 
-from redis import Redis
-from redis.exceptions import RedisError, ResponseError
 from rq.serializers import JSONSerializer
 from rq.utils import import_attribute
 
 from sudoku import cells, connections, heap, keys, tracing
 from sudoku.config import Settings
 from worker import calls
+from worker.run import readiness
 from worker.run.classes import WORKER_CLASSES
 from worker.run.recovery import maintain
 from worker.run.supervisor import SUPERVISOR_PID
@@ -67,48 +65,16 @@ def run(settings: Settings) -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     parent = int(os.environ.get(SUPERVISOR_PID) or os.getppid())
     redis = connections.worker(url)
-    _wait_for(redis, parent)
+    readiness.wait_until_usable(redis, parent)
     # Names, not Queue objects: each worker class makes its own kind of queue.
     names = queues(settings.worker_queues)
     calls.WORKER_QUEUES = tuple(names)  # a coalesced job waiting for calls can be rung on them
     worker = worker_class(settings.worker_class)(names, connection=redis, serializer=JSONSerializer)
+    worker.supervisor = parent
     threading.Thread(target=maintain, args=(connections.worker(url), parent),
                      name="maintenance", daemon=True).start()
     heap.settle()
     worker.work(logging_level=settings.log_level, with_scheduler=False)
-
-
-def _wait_for(redis: Redis, parent: int) -> None:
-    """Returns once Redis answers as a primary. A worker started while Redis
-    is away (replaced by its supervisor during an outage), or is a read-only
-    replica (every write of a worker fails there: REDIS_URL naming a replica,
-    or a primary demoted by hand), waits for it instead of failing at once
-    and being restarted in a loop; it exits if its supervisor goes
-    meanwhile, as worker/run/recovery.py makes a running one do."""
-    wait = 0.1
-    while True:
-        try:
-            primary = _primary_of(redis)
-            if not primary:
-                return
-            why = f"it is a read-only replica of {primary}; REDIS_URL must name the primary, or Sentinel"
-        except RedisError as exc:
-            why = str(exc)
-        if os.getppid() != parent:
-            raise SystemExit("worker: the supervisor is gone; not waiting for Redis any more") from None
-        if wait == 0.1:
-            logging.getLogger("sudoku.worker").warning("waiting for Redis (%s)", why)
-        time.sleep(wait)
-        wait = min(wait * 2, 2.0)
-
-
-def _primary_of(redis: Redis) -> str:
-    """connections.primary_of for this Redis; "" when ROLE is refused (an ACL: we cannot tell)."""
-    try:
-        return connections.primary_of(redis.execute_command("ROLE"))
-    except ResponseError:
-        redis.ping()  # a Redis that answers: taken as a primary
-        return ""
 
 
 if __name__ == "__main__":
