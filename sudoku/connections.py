@@ -271,6 +271,19 @@ def primary_of(role) -> str:
     return f"{name[1]}:{name[2]}" if name[0] == "slave" else ""
 
 
+# A Redis Cluster spreads keys over nodes by slot; a job's keys, a call's
+# and the scripts that write several at once must live in one Redis, so a
+# cell is a standalone Redis or a Sentinel group (REDIS_URL lists several
+# as cells). A node of a cluster answers MOVED for most keys.
+CLUSTER_NODE = ("is a node of a Redis Cluster: each cell must be a standalone Redis or a Sentinel group "
+                "(several Redis go in REDIS_URL as cells, comma-separated)")
+
+
+def is_cluster_node(info: dict) -> bool:
+    """From INFO cluster: whether the Redis runs in cluster mode."""
+    return str(info.get("cluster_enabled", 0)) == "1"
+
+
 def refused(exc: BaseException, kind: type[ResponseError], code: str) -> bool:
     """Redis refused a command with error `code` (redis-py's `kind`): OOM
     for its maxmemory, READONLY as a replica. Inside a script Redis 6 (the

@@ -46,7 +46,7 @@ def test_a_cell_is_down_at_start_only_after_the_monitors_missed_pings(missed):
 
     async def first_look() -> bool:
         redis = Watched.from_url(server.url)
-        cell = SimpleNamespace(name="0", redis=redis, serving=True, replica_of="",
+        cell = SimpleNamespace(name="0", redis=redis, serving=True, replica_of="", evicting=None,
                                jobs=SimpleNamespace(count_workers=_no_count, store_full=None))
         try:
             await cellhealth.CellHealth(health_aio.HealthServicer(), SimpleNamespace(all=[cell])).first_look()

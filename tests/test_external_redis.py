@@ -30,12 +30,14 @@ from client import Client, Retry, SudokuError
 from client.frames import draw
 from service.jobs.cells import REDIS_WAIT_S
 from sudoku import keys
-from sudoku.connections import SERVICE_TIMEOUT_S
+from sudoku.connections import CLUSTER_NODE, SERVICE_TIMEOUT_S
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.load import CallLoad
 from tests.puzzles import puzzles, relabelled
-from tests.stack import ServiceThread, SystemRedis, make_settings, needs_system_redis, until, workers_and_service
+from tests.stack import (ServiceThread, SystemRedis, free_port, make_settings, needs_system_redis, start_sudoku_server,
+                         until, workers_and_service)
+from worker.run import readiness
 
 # Redis stopped for 5 and 15 s and down for 30 s: a minute of waiting by design.
 pytestmark = pytest.mark.slow
@@ -324,3 +326,29 @@ def test_the_service_starts_with_its_redis_down_and_serves_once_it_is_up(tmp_pat
     finally:
         if redis_server.proc is not None:
             redis_server.kill()
+
+
+def test_a_node_of_a_redis_cluster_is_refused_with_a_reason(tmp_path):
+    """A Redis Cluster spreads keys over its nodes, and a job's keys must be
+    in one Redis: REDIS_URL naming a node of one made the service log
+    MOVED errors in a loop and its workers quit with tracebacks. Now
+    sudoku-server refuses to start, saying why and what to do; a worker
+    (sudoku-worker, elsewhere) waits, saying so."""
+    needs_system_redis()
+    node = SystemRedis(str(tmp_path), "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"),
+                       "--cluster-port", str(free_port())).start()  # its default, port + 10000, may pass 65535
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        proc, first = start_sudoku_server("--listen", "127.0.0.1:0", "--redis-url", node.url, "--workers", "1",
+                                          "--metrics-port", "0", "--http-listen", "", env=env)
+        rest = proc.communicate(timeout=60)[0]
+        assert proc.returncode == 1, first + rest
+        said = (first + rest).strip().splitlines()[-1]
+        assert said == ("sudoku-server: cell 0 of REDIS_URL is a node of a Redis Cluster: each cell must be a "
+                        "standalone Redis or a Sentinel group (several Redis go in REDIS_URL as cells, "
+                        "comma-separated)"), first + rest
+        assert "Traceback" not in first + rest, first + rest
+        with Redis.from_url(node.url) as redis:
+            assert readiness.why_unusable(redis) == f"it {CLUSTER_NODE}"
+    finally:
+        node.kill()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import os
 import random
 import signal
@@ -441,6 +442,33 @@ def test_new_work_is_refused_before_redis_is_full():
         redis.close()
         service.stop()
         workers.stop()
+        redis_server.stop()
+
+
+def test_a_redis_that_evicts_when_full_is_warned_of(caplog):
+    """RQ's jobs and this service's calls, replies and frames are lost when
+    a full Redis evicts keys (allkeys-lru, or volatile-lru: the default of
+    some managed Redis services); it must refuse writes (noeviction), so new
+    work is refused before it is full. The service warns at start and when
+    the policy changes, either way."""
+    caplog.set_level(logging.WARNING, logger="sudoku.service")
+    redis_server = EmbeddedRedis(maxmemory_mb=64).start()
+    redis = Redis.from_url(redis_server.url)
+    redis.config_set("maxmemory-policy", "allkeys-lru")
+    service = ServiceThread(make_settings(redis_server.url)).start()
+    said = lambda text: any(text in r.getMessage() for r in caplog.records if r.name == "sudoku.service")  # noqa: E731
+    try:
+        assert said("cell 0: Redis's maxmemory-policy is allkeys-lru: when full it evicts keys"), caplog.text
+        assert said("set maxmemory-policy noeviction")
+        redis.config_set("maxmemory-policy", "noeviction")
+        until(lambda: said("cell 0: Redis's maxmemory-policy refuses writes when full again"),
+              "the service saw the policy changed", timeout=TIMEOUT, every=0.1)
+        redis.config_set("maxmemory-policy", "volatile-lru")
+        until(lambda: said("maxmemory-policy is volatile-lru"), "the service saw it changed again",
+              timeout=TIMEOUT, every=0.1)
+    finally:
+        redis.close()
+        service.stop()
         redis_server.stop()
 
 

@@ -57,6 +57,7 @@ class Cell:
     instance: str
     serving: bool = True  # the health monitor's verdict (service/rpc/cellhealth.py)
     replica_of: str = ""  # its Redis is a read-only replica of this primary (host:port): down
+    evicting: str | None = None  # the health monitor's warning of its Redis's eviction policy
     draining: bool = False  # SUDOKU_DRAIN_CELLS: no new calls
     tasks: list = field(default_factory=list)
 

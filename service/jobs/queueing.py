@@ -63,6 +63,17 @@ def memory_verdict(info: dict) -> str | None:
             "retry once running jobs have ended")
 
 
+def eviction_warning(info: dict) -> str | None:
+    """What to warn of given Redis's INFO memory: None when a full Redis
+    refuses writes (noeviction, or no bound), else what its policy does."""
+    policy = info.get("maxmemory_policy", "noeviction")
+    if int(info.get("maxmemory", 0)) <= 0 or policy == "noeviction":
+        return None
+    return (f"Redis's maxmemory-policy is {policy}: when full it evicts keys that queued jobs, calls waiting "
+            "for replies and solves' frames need, and those fail or wait out their deadlines; "
+            "set maxmemory-policy noeviction (new work is refused before Redis is full)")
+
+
 def new_job_id(cell: int = 0) -> str:
     return cells.new_job_id(cell)
 

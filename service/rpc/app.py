@@ -20,9 +20,9 @@ from service.jobs.cache import ResultCache
 from service.jobs.cells import Cell, Cells
 from service.jobs.shares import Shares
 from service.rpc import admission, decoding, handlers, metrics, reflection_v1, security
-from service.rpc.cellhealth import CellHealth
+from service.rpc.cellhealth import CellHealth, cluster_node
 from service.rpc.server import SERVICE_NAME, SudokuServicer, register
-from sudoku import cells, keys, lanes, tracing
+from sudoku import cells, connections, keys, lanes, tracing
 from sudoku.config import Settings
 
 PENDING_CALLS = 1_000  # gRPC's own default of calls waiting to be taken
@@ -140,6 +140,10 @@ async def start(settings: Settings) -> App:
     port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
+    if clustered := [cell.name for cell in cells_.all if await cluster_node(cell.redis)]:
+        for cell in cells_.all:
+            await cell.close()
+        raise SystemExit(f"sudoku-server: cell {', '.join(clustered)} of REDIS_URL {connections.CLUSTER_NODE}")
     for cell in cells_.all:
         cell.start()
     await server.start()

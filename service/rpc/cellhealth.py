@@ -7,7 +7,8 @@ gets UNAVAILABLE at once instead of waiting out a blocked read (clients
 retry, or resume with Watch). The instance says SERVING while at least one
 cell serves, so a load balancer sends nobody here who could only get
 UNAVAILABLE. Every MEMORY_EVERY ticks the monitor also reads the cell's
-memory (new work is refused while it is near its bound: memory_verdict),
+memory (new work is refused while it is near its bound: memory_verdict;
+and a policy that evicts keys when full is warned of: eviction_warning),
 counts the workers of each queue (the coalescers' jobs in flight), and asks
 the Redis its role: a read-only replica (REDIS_URL naming one, or a primary
 demoted by hand) refuses every write, so its cell is down until it is a
@@ -28,7 +29,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 
 from service.jobs.cells import Cell, Cells
-from service.jobs.queueing import memory_verdict
+from service.jobs.queueing import eviction_warning, memory_verdict
 from sudoku import connections
 from sudoku.v1 import sudoku_pb2 as pb
 
@@ -62,6 +63,17 @@ async def replica_of(redis: AsyncRedis) -> str:
         return connections.primary_of(await redis.execute_command("ROLE"))
     except ResponseError:
         return ""
+
+
+async def cluster_node(redis: AsyncRedis) -> bool:
+    """Whether `redis` is a node of a Redis Cluster (the service refuses to
+    start on one); False when it cannot tell (away: the monitor says so; or
+    INFO refused by an ACL)."""
+    try:
+        async with asyncio.timeout(HEALTH_EVERY):
+            return connections.is_cluster_node(await redis.info("cluster"))
+    except (TimeoutError, RedisError, OSError):
+        return False
 
 
 def _down_because(cell: Cell, failure: str) -> str:
@@ -139,11 +151,12 @@ class CellHealth:
         another cannot be (a command an ACL or a renaming refuses), within
         HEALTH_EVERY for all three; what is not learnt stays as it was."""
         jobs = cell.jobs
-        verdict = jobs.store_full
+        verdict, evicting = jobs.store_full, cell.evicting
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(HEALTH_EVERY):
                 with contextlib.suppress(RedisError, OSError):
-                    verdict = memory_verdict(await cell.redis.info("memory"))
+                    memory = await cell.redis.info("memory")
+                    verdict, evicting = memory_verdict(memory), eviction_warning(memory)
                 with contextlib.suppress(RedisError, OSError):
                     await jobs.count_workers(cell.redis)
                 with contextlib.suppress(RedisError, OSError):
@@ -151,3 +164,6 @@ class CellHealth:
         if verdict != jobs.store_full:
             log.warning("cell %s: %s", cell.name, verdict or "the job store has room again: taking new work")
         jobs.store_full = verdict
+        if evicting != cell.evicting:
+            log.warning("cell %s: %s", cell.name, evicting or "Redis's maxmemory-policy refuses writes when full again")
+        cell.evicting = evicting

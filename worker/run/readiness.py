@@ -4,7 +4,8 @@ A worker needs a Redis that answers and takes its writes. One that is away
 (a restart, an outage), is a read-only replica (REDIS_URL naming a replica,
 or a primary demoted by hand) or refuses writes for its memory (maxmemory,
 with running jobs' results still in it) will be usable again without
-anything the worker could do: so the worker waits, with one warning,
+anything the worker could do (a node of a Redis Cluster, only once
+REDIS_URL is set right, and said so): so the worker waits, with one warning,
 instead of failing and being restarted in a loop by its supervisor, which
 backs off up to seconds and would leave the queues without workers after
 Redis is back. It stops waiting when its supervisor goes (a worker must
@@ -35,6 +36,8 @@ def why_unusable(redis: Redis) -> str | None:
         primary = _primary_of(redis)
         if primary:
             return f"it is a read-only replica of {primary}; REDIS_URL must name the primary, or Sentinel"
+        if _cluster_node(redis):
+            return f"it {connections.CLUSTER_NODE}"
         redis.set(keys.WRITE_PROBE, b"1", px=1000)
     except RedisError as exc:
         if connections.refused_for_memory(exc):
@@ -63,6 +66,13 @@ def wait_until_usable(redis: Redis, parent: int, stopping: Callable[[], bool] = 
     if wait != FIRST_WAIT_S:
         log.warning("Redis is usable again")
     return True
+
+
+def _cluster_node(redis: Redis) -> bool:
+    try:
+        return connections.is_cluster_node(redis.info("cluster"))
+    except ResponseError:  # INFO refused (an ACL, a renaming): we cannot tell
+        return False
 
 
 def _primary_of(redis: Redis) -> str:
