@@ -279,6 +279,12 @@ CLUSTER_NODE = ("is a node of a Redis Cluster: each cell must be a standalone Re
                 "(several Redis go in REDIS_URL as cells, comma-separated)")
 
 
+# Every job's start and end, and every call's submission, is a Lua script.
+NO_SCRIPTS = "refuses Lua scripts to its user (an ACL): the service and its workers need them (+@scripting)"
+# A script that writes nothing: whether Redis lets this user run scripts.
+SCRIPT_PROBE = "return 1"
+
+
 def is_cluster_node(info: dict) -> bool:
     """From INFO cluster: whether the Redis runs in cluster mode."""
     return str(info.get("cluster_enabled", 0)) == "1"

@@ -30,7 +30,7 @@ from client import Client, Retry, SudokuError
 from client.frames import draw
 from service.jobs.cells import REDIS_WAIT_S
 from sudoku import keys
-from sudoku.connections import CLUSTER_NODE, SERVICE_TIMEOUT_S
+from sudoku.connections import CLUSTER_NODE, NO_SCRIPTS, SERVICE_TIMEOUT_S
 from sudoku.v1 import sudoku_pb2 as pb
 from sudoku.v1 import sudoku_pb2_grpc as pb_grpc
 from tests.load import CallLoad
@@ -328,27 +328,63 @@ def test_the_service_starts_with_its_redis_down_and_serves_once_it_is_up(tmp_pat
             redis_server.kill()
 
 
-def test_a_node_of_a_redis_cluster_is_refused_with_a_reason(tmp_path):
-    """A Redis Cluster spreads keys over its nodes, and a job's keys must be
-    in one Redis: REDIS_URL naming a node of one made the service log
-    MOVED errors in a loop and its workers quit with tracebacks. Now
-    sudoku-server refuses to start, saying why and what to do; a worker
-    (sudoku-worker, elsewhere) waits, saying so."""
+@pytest.mark.parametrize("wrong", ["cluster", "no scripts"])
+def test_a_redis_the_service_cannot_use_is_refused_with_a_reason(wrong, tmp_path):
+    """A node of a Redis Cluster (which spreads keys over nodes, where a
+    job's keys must be in one Redis) or a user an ACL forbids Lua scripts:
+    the service logged MOVED errors in a loop, or said SERVING and answered
+    every call UNAVAILABLE "retry", and its workers quit with tracebacks.
+    Now sudoku-server refuses to start, saying why and what to do; a
+    worker (sudoku-worker, elsewhere) waits, saying so."""
     needs_system_redis()
-    node = SystemRedis(str(tmp_path), "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"),
-                       "--cluster-port", str(free_port())).start()  # its default, port + 10000, may pass 65535
+    if wrong == "cluster":
+        # --cluster-port: its default, port + 10000, may pass 65535
+        node = SystemRedis(str(tmp_path), "--cluster-enabled", "yes", "--cluster-config-file",
+                           str(tmp_path / "nodes.conf"), "--cluster-port", str(free_port())).start()
+        url, why = node.url, CLUSTER_NODE
+    else:
+        node = SystemRedis(str(tmp_path)).start()
+        with Redis.from_url(node.url) as redis:
+            redis.acl_setuser("limited", enabled=True, passwords=["+pw"], keys=["*"], channels=["*"],
+                              categories=["+@all", "-@scripting"])
+        url, why = f"redis://limited:pw@127.0.0.1:{node.port}/0", NO_SCRIPTS
     try:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        proc, first = start_sudoku_server("--listen", "127.0.0.1:0", "--redis-url", node.url, "--workers", "1",
+        proc, first = start_sudoku_server("--listen", "127.0.0.1:0", "--redis-url", url, "--workers", "1",
                                           "--metrics-port", "0", "--http-listen", "", env=env)
-        rest = proc.communicate(timeout=60)[0]
-        assert proc.returncode == 1, first + rest
-        said = (first + rest).strip().splitlines()[-1]
-        assert said == ("sudoku-server: cell 0 of REDIS_URL is a node of a Redis Cluster: each cell must be a "
-                        "standalone Redis or a Sentinel group (several Redis go in REDIS_URL as cells, "
-                        "comma-separated)"), first + rest
-        assert "Traceback" not in first + rest, first + rest
-        with Redis.from_url(node.url) as redis:
-            assert readiness.why_unusable(redis) == f"it {CLUSTER_NODE}"
+        said = first + proc.communicate(timeout=60)[0]
+        assert proc.returncode == 1, said
+        assert said.strip().splitlines()[-1] == f"sudoku-server: cell 0 of REDIS_URL {why}", said
+        assert "Traceback" not in said, said
+        with Redis.from_url(url) as redis:
+            assert readiness.why_unusable(redis) == f"it {why}"
     finally:
+        node.kill()
+
+
+def test_calls_that_redis_refuses_by_an_acl_say_so(tmp_path):
+    """An ACL changed while the service runs, so that its user may no
+    longer run scripts: a call is UNAVAILABLE naming the refusal and the
+    ACL, not "retry" (a retry cannot help); once allowed again, it is answered."""
+    needs_system_redis()
+    node = SystemRedis(str(tmp_path)).start()
+    redis = Redis.from_url(node.url)
+    board = puzzles("qqwing_easy")[0]
+    acl = dict(enabled=True, nopass=True, keys=["*"], channels=["*"])
+    try:
+        with workers_and_service(node.url, max_time_ms=ROOMY_MS) as service, \
+                grpc.insecure_channel(service.address) as channel:
+            stub = pb_grpc.SudokuStub(channel)
+            redis.acl_setuser("default", categories=["+@all", "-@scripting"], **acl)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CountSolutions(pb.CountRequest(board=board), timeout=30)
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
+            details = refused.value.details()
+            assert details.startswith("the job store's Redis refuses a command this service needs to its user ("), \
+                details
+            assert "evalsha" in details and details.endswith("): its ACL must allow it"), details
+            redis.acl_setuser("default", categories=["+@all"], **acl)
+            assert stub.CountSolutions(pb.CountRequest(board=board), timeout=30).verdict == pb.CountReply.UNIQUE
+    finally:
+        redis.close()
         node.kill()

@@ -20,7 +20,7 @@ from service.jobs.cache import ResultCache
 from service.jobs.cells import Cell, Cells
 from service.jobs.shares import Shares
 from service.rpc import admission, decoding, handlers, metrics, reflection_v1, security
-from service.rpc.cellhealth import CellHealth, cluster_node
+from service.rpc.cellhealth import CellHealth, misconfigured
 from service.rpc.server import SERVICE_NAME, SudokuServicer, register
 from sudoku import cells, connections, keys, lanes, tracing
 from sudoku.config import Settings
@@ -140,10 +140,10 @@ async def start(settings: Settings) -> App:
     port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
-    if clustered := [cell.name for cell in cells_.all if await cluster_node(cell.redis)]:
+    if wrong := [f"cell {cell.name} of REDIS_URL {why}" for cell in cells_.all if (why := await misconfigured(cell.redis))]:
         for cell in cells_.all:
             await cell.close()
-        raise SystemExit(f"sudoku-server: cell {', '.join(clustered)} of REDIS_URL {connections.CLUSTER_NODE}")
+        raise SystemExit("sudoku-server: " + "; ".join(wrong))
     for cell in cells_.all:
         cell.start()
     await server.start()

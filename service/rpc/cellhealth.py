@@ -26,7 +26,7 @@ from grpc_health.v1.health import aio as health_aio
 from prometheus_client import Counter, Gauge
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import NoPermissionError, RedisError, ResponseError
 
 from service.jobs.cells import Cell, Cells
 from service.jobs.queueing import eviction_warning, memory_verdict
@@ -65,15 +65,23 @@ async def replica_of(redis: AsyncRedis) -> str:
         return ""
 
 
-async def cluster_node(redis: AsyncRedis) -> bool:
-    """Whether `redis` is a node of a Redis Cluster (the service refuses to
-    start on one); False when it cannot tell (away: the monitor says so; or
-    INFO refused by an ACL)."""
+async def misconfigured(redis: AsyncRedis) -> str | None:
+    """Why the service cannot use `redis` however long it waits (it refuses
+    to start on it): a node of a Redis Cluster, or a user an ACL forbids
+    scripts; None when it can, or cannot tell (Redis away: the monitor says
+    so; INFO refused by an ACL)."""
     try:
         async with asyncio.timeout(HEALTH_EVERY):
-            return connections.is_cluster_node(await redis.info("cluster"))
+            with contextlib.suppress(ResponseError):
+                if connections.is_cluster_node(await redis.info("cluster")):
+                    return connections.CLUSTER_NODE
+            try:
+                await redis.eval(connections.SCRIPT_PROBE, 0)
+            except NoPermissionError:
+                return connections.NO_SCRIPTS
     except (TimeoutError, RedisError, OSError):
-        return False
+        pass
+    return None
 
 
 def _down_because(cell: Cell, failure: str) -> str:

@@ -20,7 +20,7 @@ import time
 
 import grpc
 from google.protobuf.message_factory import GetMessageClass
-from redis.exceptions import RedisError
+from redis.exceptions import NoPermissionError, RedisError
 
 from service.batches.batch import BatchCounter
 from service.batches.generating import Generator
@@ -60,6 +60,9 @@ def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str] | None:
     if connections.refused_as_replica(exc):
         return grpc.StatusCode.UNAVAILABLE, ("the job store's Redis is a read-only replica (REDIS_URL names a replica, "
                                              "or its primary was demoted); retry once it is a primary")
+    if isinstance(exc, NoPermissionError):
+        return grpc.StatusCode.UNAVAILABLE, (f"the job store's Redis refuses a command this service needs to its user "
+                                             f"({exc}): its ACL must allow it")
     if isinstance(exc, LookupError):
         return grpc.StatusCode.NOT_FOUND, f"job_id: no job {exc.args[0]} (unknown, or its frames have expired)"
     if isinstance(exc, (RedisError, OSError)):
