@@ -40,7 +40,7 @@ from redis.asyncio import sentinel as asyncio_sentinel
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import connection as asyncio_connection
 from redis.asyncio import Redis as AsyncRedis
-from redis.exceptions import OutOfMemoryError, ReadOnlyError, ResponseError
+from redis.exceptions import NoPermissionError, OutOfMemoryError, ReadOnlyError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 SERVICE_TIMEOUT_S = 1.0
@@ -308,6 +308,21 @@ def refused_for_memory(exc: BaseException) -> bool:
 
 def refused_as_replica(exc: BaseException) -> bool:
     return refused(exc, ReadOnlyError, "READONLY")
+
+
+def refusal(exc: BaseException) -> str:
+    """How Redis refused a command for a reason that holds until someone or
+    something changes it (its memory freed, a primary again, an ACL set
+    right), "" for any other error: a worker waits those out (worker/run/readiness.py)."""
+    if refused_for_memory(exc):
+        return "for its memory (maxmemory)"
+    if refused_as_replica(exc):
+        return "as a read-only replica"
+    while exc is not None:
+        if isinstance(exc, NoPermissionError) and "eval" in str(exc).lower():
+            return "by an ACL (Lua scripts)"  # what readiness can tell has changed; others stay errors
+        exc = exc.__context__
+    return ""
 
 
 def raise_lost_cancel() -> None:

@@ -513,6 +513,47 @@ def test_a_write_redis_refuses_for_memory_is_resource_exhausted(which, monkeypat
             redis_server.kill()
 
 
+class MidJob:
+    """A stack whose worker is mid-job when Redis starts refusing it: two
+    workers and an interactive one, the service, and a naive search of
+    HARD writing frames (job_id). `log()` is what the workers said so far."""
+
+    def __init__(self, redis_url: str, capfd):
+        self.capfd, self.said = capfd, []
+        self.workers = Supervisor(2, redis_url, interactive=1)
+        self.workers.start()
+        self.service = ServiceThread(make_settings(redis_url)).start()
+        self.redis = Redis.from_url(redis_url)
+        self.channel, self.stub = self.service.stub()
+        self.pids = until(lambda: len(self.workers.pids()) == 3 and self.workers.pids(), "the workers started",
+                          timeout=TIMEOUT)
+        until(lambda: len(Worker.all(connection=self.redis)) == 3, "the workers registered", timeout=TIMEOUT)
+        solve = self.stub.Solve(pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
+                                                pacing=pb.Pacing(unpaced=True), cancel_on_disconnect=True),
+                                timeout=TIMEOUT)
+        self.job_id = next(solve).job_id
+        until(lambda: self.redis.xlen(keys.frames(self.job_id)) > 1, "the job wrote frames", timeout=TIMEOUT)
+
+    def log(self) -> list[str]:
+        self.said.append(self.capfd.readouterr().err)
+        return "".join(self.said).splitlines()
+
+    def rode_it_out(self) -> None:
+        """Once Redis takes the commands again: the job is retried to its
+        end, no worker quit, and none logged a traceback."""
+        until(lambda: self.redis.hget(Job.key_for(self.job_id), "status") == b"finished",
+              "the refused job was retried and ended", timeout=TIMEOUT, every=0.1)
+        assert self.workers.pids() == self.pids, "a worker quit"
+        text = "\n".join(self.log())
+        assert "unhandled exception" not in text and "Traceback" not in text, text[-3000:]
+
+    def close(self) -> None:
+        self.channel.close()
+        self.redis.close()
+        self.service.stop()
+        self.workers.stop()
+
+
 @pytest.mark.parametrize("which", ["embedded", "redis 7"])
 def test_workers_wait_while_redis_refuses_writes_for_memory(which, capfd, monkeypatch, tmp_path):
     """A Redis that refuses writes for its memory (maxmemory, noeviction)
@@ -528,47 +569,51 @@ def test_workers_wait_while_redis_refuses_writes_for_memory(which, capfd, monkey
     else:
         needs_system_redis()
         redis_server = SystemRedis(str(tmp_path), "--maxmemory-policy", "noeviction").start()
-    workers = Supervisor(2, redis_server.url, interactive=1)
-    workers.start()
-    service = ServiceThread(make_settings(redis_server.url)).start()
-    redis = Redis.from_url(redis_server.url)
-    channel, stub = service.stub()
+    stack = None
     try:
-        pids = until(lambda: len(workers.pids()) == 3 and workers.pids(), "the workers started", timeout=TIMEOUT)
-        until(lambda: len(Worker.all(connection=redis)) == 3, "the workers registered", timeout=TIMEOUT)
-        # A worker mid-job, writing frames: a naive search of HARD, unpaced.
-        solve = stub.Solve(pb.SolveRequest(board=HARD, strategy=pb.STRATEGY_NAIVE, view=pb.VIEW_SEARCH,
-                                           pacing=pb.Pacing(unpaced=True), cancel_on_disconnect=True), timeout=TIMEOUT)
-        job_id = next(solve).job_id
-        until(lambda: redis.xlen(keys.frames(job_id)) > 1, "the job wrote frames", timeout=TIMEOUT)
-        redis.config_set("maxmemory", 1)  # below what Redis holds: it refuses every write
-        waited = "waiting for Redis (it refuses writes for its memory"
-        logged = []
+        stack = MidJob(redis_server.url, capfd)
+        stack.redis.config_set("maxmemory", 1)  # below what Redis holds: it refuses every write
 
         def all_refused() -> bool:
-            logged.append(capfd.readouterr().err)
-            lines = "".join(logged).splitlines()
-            refused = {pid for pid in pids for line in lines if f"worker[{pid}]" in line and "heartbeat failed" in line}
-            return any(waited in line for line in lines) and refused == set(pids)
+            lines = stack.log()
+            beats = {pid for pid in stack.pids for line in lines
+                     if f"worker[{pid}]" in line and "heartbeat failed" in line}
+            return any("waiting for Redis (it refuses writes for its memory" in line for line in lines) and \
+                beats == set(stack.pids)
 
         until(all_refused, "the job's worker waited and every worker's beat was refused", timeout=TIMEOUT, every=0.1)
-        redis.config_set("maxmemory", 0)
-        answered = stub.CountSolutions(pb.CountRequest(board=EASY), timeout=TIMEOUT)
-        assert answered.verdict == pb.CountReply.UNIQUE
-        until(lambda: redis.hget(Job.key_for(job_id), "status") == b"finished", "the refused job was retried and ended",
-              timeout=TIMEOUT, every=0.1)
-        assert workers.pids() == pids, "a worker quit"
-        text = "".join(logged) + capfd.readouterr().err
-        assert "unhandled exception" not in text and "Traceback" not in text, text[-3000:]
+        stack.redis.config_set("maxmemory", 0)
+        assert stack.stub.CountSolutions(pb.CountRequest(board=EASY), timeout=TIMEOUT).verdict == pb.CountReply.UNIQUE
+        stack.rode_it_out()
     finally:
-        channel.close()
-        redis.close()
-        service.stop()
-        workers.stop()
+        if stack is not None:
+            stack.close()
         if which == "embedded":
             redis_server.stop()
         else:
             redis_server.kill()
+
+
+def test_workers_wait_while_an_acl_forbids_scripts(capfd):
+    """An ACL changed while a job runs, so that the workers' user may not
+    run Lua scripts (every job's start and end is one): the job stops, and
+    its worker waits, saying why, instead of quitting at the next job's
+    start and being restarted in a loop; once the ACL allows scripts again,
+    the job is retried to its end."""
+    redis_server = EmbeddedRedis(maxmemory_mb=64).start()
+    acl = dict(enabled=True, nopass=True, keys=["*"], channels=["*"])
+    stack = None
+    try:
+        stack = MidJob(redis_server.url, capfd)
+        stack.redis.acl_setuser("default", categories=["+@all", "-@scripting"], **acl)
+        until(lambda: any("waiting for Redis (it refuses Lua scripts to its user (an ACL)" in line
+                          for line in stack.log()), "a worker waited for the ACL", timeout=TIMEOUT, every=0.1)
+        stack.redis.acl_setuser("default", categories=["+@all"], **acl)
+        stack.rode_it_out()
+    finally:
+        if stack is not None:
+            stack.close()
+        redis_server.stop()
 
 
 def test_redis_restarting_under_load(own_stack):

@@ -13,6 +13,7 @@ import grpc
 import pytest
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError
 from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
@@ -292,25 +293,30 @@ def test_a_job_whose_boards_are_gone_ends_the_call_unavailable(stub, redis):
 def test_a_job_whose_boards_are_gone_is_one_warning_in_the_workers_log(redis, caplog):
     """RQ logs a failed job with its traceback at ERROR; a job whose boards
     a Redis restart lost fails by design (the test above: its call ends
-    UNAVAILABLE and the client resends), so the worker says so in one line.
-    Any other failure keeps RQ's report."""
+    UNAVAILABLE and the client resends), so the worker says so in one line,
+    as it does for a job whose commands a full Redis refused (it is
+    retried: tests/test_faults.py). Any other failure keeps RQ's report."""
     heard = []
     worker = SudokuWorker([keys.QUEUE_BATCH], connection=redis, serializer=JSONSerializer,
                           exception_handlers=[lambda job, kind, value, tb: heard.append(kind)])
     job = Job.create(func="worker.jobs.part", connection=redis, serializer=JSONSerializer)
     caplog.set_level(logging.DEBUG)
-    for error in (counting.BoardsGone("the boards of this job (sudoku:boards:x) are gone"), ValueError("a bug")):
+    gone = counting.BoardsGone("the boards of this job (sudoku:boards:x) are gone")
+    full = OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
+    for error, one_line in ((gone, str(gone)), (full, "Redis refused its commands for its memory (maxmemory)"),
+                            (ValueError("a bug"), None)):
         caplog.clear()
         try:
             raise error
         except Exception:  # noqa: BLE001 - as RQ's perform_job catches a job's exception
             worker.handle_exception(job, *sys.exc_info())
-        said = [(r.levelname, r.getMessage()) for r in caplog.records]
-        if isinstance(error, counting.BoardsGone):
-            assert said == [("WARNING", f"job {job.id}: {error}")], said
+        # The worker's and RQ's records (another test's gRPC threads may log meanwhile).
+        said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith(("sudoku", "rq"))]
+        if one_line:
+            assert said == [("WARNING", f"job {job.id}: {one_line}")], said
         else:
             assert [level for level, _ in said] == ["ERROR"] and "Traceback" in said[0][1], said
-    assert heard == [counting.BoardsGone, ValueError]  # a deployer's exception handlers hear of both
+    assert heard == [counting.BoardsGone, OutOfMemoryError, ValueError]  # a deployer's handlers hear of each
 
 
 def maximal(boards: list[str]) -> pb.CountManyRequest:

@@ -140,7 +140,8 @@ async def start(settings: Settings) -> App:
     port = security.add_port(server, settings)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
-    if wrong := [f"cell {cell.name} of REDIS_URL {why}" for cell in cells_.all if (why := await misconfigured(cell.redis))]:
+    wrong = [f"cell {cell.name} of REDIS_URL {why}" for cell in cells_.all if (why := await misconfigured(cell.redis))]
+    if wrong:
         for cell in cells_.all:
             await cell.close()
         raise SystemExit("sudoku-server: " + "; ".join(wrong))

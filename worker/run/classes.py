@@ -38,7 +38,7 @@ from rq.job_lifecycle import call_exception_handlers
 from rq.utils import now, utcformat
 from rq.worker import WorkerStatus
 
-from sudoku.connections import WORKER_TIMEOUT_S, refused_for_memory
+from sudoku.connections import WORKER_TIMEOUT_S, refusal
 from worker.counting import BoardsGone
 from worker.run import metrics, readiness
 from worker.run.attempt import Superseded
@@ -76,9 +76,8 @@ class Liveness:
         full Redis refused is an outage, not a bug (see execute_job): one
         warning line, and a deployer's exception handlers still hear of it."""
         exc = exc_info[1]
-        if isinstance(exc, BoardsGone) or refused_for_memory(exc):
-            log.warning("job %s: %s", job.id,
-                        "Redis refused its writes for memory (maxmemory)" if refused_for_memory(exc) else exc)
+        if isinstance(exc, BoardsGone) or refusal(exc):
+            log.warning("job %s: %s", job.id, f"Redis refused its commands {refusal(exc)}" if refusal(exc) else exc)
             call_exception_handlers(self._exc_handlers, job, *exc_info)
             return
         super().handle_exception(job, *exc_info)
@@ -93,32 +92,33 @@ class Liveness:
     def worker_key_ttl(self, job_ttl: int | None = None) -> int:
         return WORKER_KEY_TTL
 
-    # Redis refusing writes for its memory (maxmemory) is an outage the
-    # worker rides out, as it rides out Redis being away, at each step of
-    # RQ's loop (which quits on any other error; the supervisor's restarts
-    # back off for seconds). A job whose writes were refused stops; its
-    # heartbeat runs out and worker/run/recovery.py retries it, as for a
-    # worker that died.
+    # Redis refusing commands until something changes (writes for its
+    # memory, as a replica, scripts by an ACL: connections.refusal) is an
+    # outage the worker rides out, as it rides out Redis being away, at
+    # each step of RQ's loop (which quits on any other error; the
+    # supervisor's restarts back off for seconds). A job whose commands
+    # were refused stops; its heartbeat runs out and worker/run/recovery.py
+    # retries it, as for a worker that died.
     supervisor = 0  # the supervisor's pid (worker/run/process.py sets it); 0: the parent's
 
     def heartbeat(self, timeout: int | None = None, pipeline=None):
         try:
             return super().heartbeat(WORKER_KEY_TTL, pipeline)
         except RedisError as exc:
-            if pipeline is not None or not refused_for_memory(exc):
+            if pipeline is not None or not refusal(exc):
                 raise
-            return None  # the liveness thread renews the key (and says it failed) once Redis has room
+            return None  # the liveness thread renews the key (and says it failed) once Redis takes it
 
     def execute_job(self, job, queue):
         try:
             return super().execute_job(job, queue)
         except RedisError as exc:
-            if not refused_for_memory(exc):
+            if not refusal(exc):
                 raise
-            log.warning("job %s stopped: Redis refused its writes for memory (maxmemory); it is "
-                        "retried once Redis has room", job.id)
+            log.warning("job %s stopped: Redis refused its commands %s; it is retried once Redis takes them",
+                        job.id, refusal(exc))
         self.beating = None
-        if self._ride_out_memory():
+        if self._ride_out():
             self._retried(lambda: self.set_state(WorkerStatus.IDLE))
         return None
 
@@ -133,23 +133,23 @@ class Liveness:
         try:
             super().run_maintenance_tasks()
         except RedisError as exc:  # its next turn comes; worker/run/recovery.py cleans every second meanwhile
-            if not refused_for_memory(exc):
+            if not refusal(exc):
                 raise
 
     def _retried(self, call):
-        """call(), again each time Redis has room after refusing its writes;
+        """call(), again each time Redis takes the commands it refused;
         None if the worker is asked to stop while it waits."""
         while True:
             try:
                 return call()
             except RedisError as exc:
-                if not refused_for_memory(exc):
+                if not refusal(exc):
                     raise
-            if not self._ride_out_memory():
+            if not self._ride_out():
                 return None
 
-    def _ride_out_memory(self) -> bool:
-        """Waits until Redis takes writes again; False if asked to stop meanwhile."""
+    def _ride_out(self) -> bool:
+        """Waits until Redis takes its commands again; False if asked to stop meanwhile."""
         return readiness.wait_until_usable(self.connection, self.supervisor or os.getppid(),
                                            lambda: self._stop_requested)
 
@@ -168,10 +168,11 @@ class Liveness:
         self._dying = True
         try:
             super().register_death()
-        except RedisError as exc:  # a full Redis: the worker's key runs out within WORKER_KEY_TTL
-            if not refused_for_memory(exc):
+        except RedisError as exc:  # the worker's key runs out within WORKER_KEY_TTL
+            if not refusal(exc):
                 raise
-            log.warning("worker %s: Redis refused to register its death for memory; its key runs out", self.name)
+            log.warning("worker %s: Redis refused to register its death %s; its key runs out", self.name,
+                        refusal(exc))
 
     def _prove_alive(self) -> None:
         while not self._dying:
