@@ -290,16 +290,19 @@ def is_cluster_node(info: dict) -> bool:
     return str(info.get("cluster_enabled", 0)) == "1"
 
 
+def _chain(exc: BaseException | None):
+    """exc and the exceptions it was raised while handling (in a MULTI,
+    redis-py raises ExecAbortError with Redis's refusal as its context)."""
+    while exc is not None:
+        yield exc
+        exc = exc.__context__
+
+
 def refused(exc: BaseException, kind: type[ResponseError], code: str) -> bool:
     """Redis refused a command with error `code` (redis-py's `kind`): OOM
     for its maxmemory, READONLY as a replica. Inside a script Redis 6 (the
-    embedded one) wraps it: "ERR Error running script ... -CODE ...". In a
-    MULTI, redis-py raises ExecAbortError with the refusal as its context."""
-    while exc is not None:
-        if isinstance(exc, kind) or (isinstance(exc, ResponseError) and f"-{code} " in str(exc)):
-            return True
-        exc = exc.__context__
-    return False
+    embedded one) wraps it: "ERR Error running script ... -CODE ..."."""
+    return any(isinstance(e, kind) or (isinstance(e, ResponseError) and f"-{code} " in str(e)) for e in _chain(exc))
 
 
 def refused_for_memory(exc: BaseException) -> bool:
@@ -310,6 +313,12 @@ def refused_as_replica(exc: BaseException) -> bool:
     return refused(exc, ReadOnlyError, "READONLY")
 
 
+def refused_scripts(exc: BaseException) -> bool:
+    """An ACL forbids this user Lua scripts (EVAL, EVALSHA); other commands
+    an ACL refuses are left as errors: no probe can tell when it allows them."""
+    return any(isinstance(e, NoPermissionError) and "eval" in str(e).lower() for e in _chain(exc))
+
+
 def refusal(exc: BaseException) -> str:
     """How Redis refused a command for a reason that holds until someone or
     something changes it (its memory freed, a primary again, an ACL set
@@ -318,10 +327,8 @@ def refusal(exc: BaseException) -> str:
         return "for its memory (maxmemory)"
     if refused_as_replica(exc):
         return "as a read-only replica"
-    while exc is not None:
-        if isinstance(exc, NoPermissionError) and "eval" in str(exc).lower():
-            return "by an ACL (Lua scripts)"  # what readiness can tell has changed; others stay errors
-        exc = exc.__context__
+    if refused_scripts(exc):
+        return "by an ACL (Lua scripts)"
     return ""
 
 

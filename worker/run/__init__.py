@@ -9,7 +9,7 @@ thread of `recovery`, which queues again the jobs of workers that died.
 `attempt` one run of a job and the fence that stops it when another has
 taken the job over, `metrics` the workers' Prometheus figures, and
 `readiness` the wait for a Redis a worker cannot use yet (away, a
-read-only replica, or refusing writes for its memory).
+read-only replica, refusing writes for its memory or scripts by an ACL).
 
 The job functions a worker runs are the rest of `worker/`, from
 `worker.jobs`.

@@ -72,12 +72,13 @@ class Liveness:
     def handle_exception(self, job, *exc_info) -> None:
         """RQ logs every failed job with its traceback, at ERROR. A job whose
         boards a Redis restart lost fails by design (the service answers its
-        call, the client sends the boards again), and one whose writes a
-        full Redis refused is an outage, not a bug (see execute_job): one
-        warning line, and a deployer's exception handlers still hear of it."""
-        exc = exc_info[1]
-        if isinstance(exc, BoardsGone) or refusal(exc):
-            log.warning("job %s: %s", job.id, f"Redis refused its commands {refusal(exc)}" if refusal(exc) else exc)
+        call, the client sends the boards again), and one whose commands
+        Redis refused for a while (connections.refusal) is an outage, not a
+        bug (see execute_job): one warning line, and a deployer's exception
+        handlers still hear of it."""
+        exc, refused = exc_info[1], refusal(exc_info[1])
+        if isinstance(exc, BoardsGone) or refused:
+            log.warning("job %s: %s", job.id, f"Redis refused its commands {refused}" if refused else exc)
             call_exception_handlers(self._exc_handlers, job, *exc_info)
             return
         super().handle_exception(job, *exc_info)
@@ -117,7 +118,6 @@ class Liveness:
                 raise
             log.warning("job %s stopped: Redis refused its commands %s; it is retried once Redis takes them",
                         job.id, refusal(exc))
-        self.beating = None
         if self._ride_out():
             self._retried(lambda: self.set_state(WorkerStatus.IDLE))
         return None

@@ -1,14 +1,14 @@
 """Waiting for a Redis a worker cannot work with yet.
 
-A worker needs a Redis that answers and takes its writes. One that is away
-(a restart, an outage), is a read-only replica (REDIS_URL naming a replica,
-or a primary demoted by hand) or refuses writes for its memory (maxmemory,
-with running jobs' results still in it) will be usable again without
-anything the worker could do (a node of a Redis Cluster, or a user an
-ACL forbids scripts, only once set right, and said so): so the worker waits, with one warning,
-instead of failing and being restarted in a loop by its supervisor, which
-backs off up to seconds and would leave the queues without workers after
-Redis is back. It stops waiting when its supervisor goes (a worker must
+A worker needs a Redis that answers and takes its writes and scripts. One
+that is away (a restart, an outage), is a read-only replica (REDIS_URL
+naming a replica, or a primary demoted by hand) or refuses writes for its
+memory (maxmemory, with running jobs' results still in it) will be usable
+again without anything the worker could do; a node of a Redis Cluster, or
+a user an ACL forbids scripts, once someone sets it right, as the warning
+says. So the worker waits, with one warning, instead of failing and being
+restarted in a loop by its supervisor, which backs off up to seconds and
+would leave the queues without workers after Redis is back. It stops waiting when its supervisor goes (a worker must
 not outlive it) or it is asked to stop.
 """
 
@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from redis import Redis
-from redis.exceptions import NoPermissionError, RedisError, ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from sudoku import connections, keys
 
@@ -45,7 +45,7 @@ def why_unusable(redis: Redis) -> str | None:
             return "it refuses writes for its memory (maxmemory); waiting until running jobs' results are read"
         if connections.refused_as_replica(exc):
             return "it is a read-only replica; REDIS_URL must name the primary, or Sentinel"
-        if isinstance(exc, NoPermissionError) and "eval" in str(exc).lower():
+        if connections.refused_scripts(exc):
             return f"it {connections.NO_SCRIPTS}"
         if isinstance(exc, ResponseError):
             return None  # e.g. an ACL that refuses the probe: the worker's own writes will tell
